@@ -1,0 +1,128 @@
+# gmk: one entry point.
+#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | debug | image | deps | clean
+#   V=1 shows full command lines.
+#
+# What is built: build/<board>/gmk.elf, from arch/<arch>/, kernel/, sched/,
+# tests/ and boards/<board>/, with the C library of the arch (picolibc on
+# aarch64, newlib on x86-64).
+
+BOARD   ?= qemu-virt-arm64
+SMP     ?= 4
+CMDLINE ?=
+TIMEOUT ?= 60
+
+# ---- the board: sets ARCH, BOARD_SRCS, LOAD_ADDR and QEMU details -------
+include boards/$(BOARD)/board.mk
+
+BUILD  := build/$(BOARD)
+KERNEL := $(BUILD)/gmk.elf
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# ---- sources -----------------------------------------------------------
+SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
+        $(wildcard kernel/*.c) \
+        $(wildcard sched/*.c) \
+        $(wildcard tests/*.c) \
+        $(BOARD_SRCS)
+OBJS := $(patsubst %,$(BUILD)/%.o,$(SRCS))
+DEPS := $(OBJS:.o=.d)
+
+# ---- flags common to every arch ----------------------------------------
+CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-Wno-unused-parameter -ffreestanding -fno-common \
+	-fno-omit-frame-pointer -fno-stack-protector -fno-strict-aliasing \
+	-ffunction-sections -fdata-sections \
+	-I. -MMD -MP -DGMK_BOARD=\"$(BOARD)\"
+
+# ---- aarch64: cross gcc + picolibc -------------------------------------
+ifeq ($(ARCH),aarch64)
+CROSS   := aarch64-linux-gnu-
+CC      := $(CROSS)gcc
+OBJCOPY := $(CROSS)objcopy
+ARCH_CFLAGS := --specs=picolibc.specs -march=armv8-a -mstrict-align \
+	-mno-outline-atomics -fno-pic -mcmodel=small
+ARCH_LDFLAGS := --specs=picolibc.specs -nostartfiles -static \
+	-Wl,--build-id=none -Wl,-T,linker/aarch64.ld \
+	-Wl,--defsym=LOAD_ADDR=$(LOAD_ADDR) -Wl,--gc-sections
+ARCH_LIBS := -lc -lgcc
+QEMU_ARCH := aarch64
+endif
+
+# ---- x86-64: host gcc, freestanding + newlib built from newlib-source ----
+ifeq ($(ARCH),x86_64)
+CC      := gcc
+OBJCOPY := objcopy
+NEWLIB  := build/newlib-x86_64
+ARCH_CFLAGS := -m64 -march=x86-64 -mno-red-zone -mcmodel=kernel -fno-pic \
+	-fno-pie -isystem $(NEWLIB)/include
+ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+	-Wl,-z,max-page-size=4096 -Wl,-T,linker/x86_64.ld \
+	-Wl,--defsym=LOAD_ADDR=$(LOAD_ADDR) -Wl,--gc-sections
+ARCH_LIBS := $(NEWLIB)/lib/libc.a -lgcc
+QEMU_ARCH := x86_64
+endif
+
+CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS)
+ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
+
+# ---- dependencies from Debian 12 (tools/deps installs, builds newlib) ----
+DEPS_STAMP := build/.deps-ok
+deps:
+	$(Q)tools/deps
+$(DEPS_STAMP):
+	$(Q)tools/deps
+
+# ---- rules -------------------------------------------------------------
+.PHONY: all kernel run test debug image deps clean host-test
+all: kernel
+kernel: $(KERNEL)
+
+$(BUILD)/%.c.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
+
+$(KERNEL): $(OBJS) linker/$(ARCH).ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $(OBJS) $(ARCH_LIBS)
+ifneq ($(BOARD_POSTLINK),)
+	$(Q)$(BOARD_POSTLINK)
+endif
+
+-include $(DEPS)
+
+# ---- running -----------------------------------------------------------
+run: deps
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) \
+		--kernel $(KERNEL) -- "$(if $(CMDLINE),$(CMDLINE),$(BOARD_RUN_CMDLINE))"
+
+debug: deps
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --gdb \
+		--kernel $(KERNEL) -- "$(CMDLINE)"
+
+test: deps
+	$(Q)tools/test-all
+
+host-test:
+	$(Q)$(MAKE) --no-print-directory -C tests/host
+
+clean:
+	rm -rf build/qemu-* build/host
+
+distclean:
+	rm -rf build
+
+print-%:
+	@echo $($*)

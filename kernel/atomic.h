@@ -1,0 +1,35 @@
+/*
+ * Atomics, named after Go's internal/runtime/atomic so that proc.go reads
+ * side by side with sched/. Every architecture supplies the same functions
+ * in arch/<arch>/atomic.h; the hosted build (tests/host) maps them onto the
+ * compiler's __atomic builtins so that ThreadSanitizer sees them.
+ *
+ * Orderings (as in Go):
+ *   atomic_load*      load-acquire (Go's Load / LoadAcq)
+ *   atomic_store*     store-release (Go's Store / StoreRel)
+ *   atomic_cas*       sequentially consistent compare-and-swap; true on success
+ *   atomic_casrel*    compare-and-swap with release ordering (Go's CasRel)
+ *   atomic_xadd*      fetch-and-add, full barrier; returns the NEW value
+ *   atomic_xchg*      exchange, full barrier; returns the OLD value
+ *   atomic_or32/and32 full barrier, no result
+ *   smp_mb/smp_rmb/smp_wmb   explicit fences
+ *
+ * Suffixes: 32 (uint32_t), 64 (uint64_t), p (void *), uintptr (uintptr_t).
+ */
+#ifndef GMK_KERNEL_ATOMIC_H
+#define GMK_KERNEL_ATOMIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(GMK_HOSTED)
+#include "arch/host/atomic.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/atomic.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64/atomic.h"
+#else
+#error "gmk: no atomics for this architecture"
+#endif
+
+#endif

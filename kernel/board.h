@@ -1,0 +1,73 @@
+/*
+ * The board interface: everything the kernel asks of a machine. A board is
+ * one folder, boards/<name>/, whose board.c implements these (often by
+ * wiring shared drivers from kernel/irq, kernel/dev and arch/).
+ *
+ * Boot order, driven by kernel/main.c:
+ *   arch entry (MMU/paging on, BSS clear, boot stack) -> kmain(bootarg)
+ *   kmain: board_early_init(bootarg)   console usable, cmdline and memory known
+ *          board_init()                 interrupt controller, timer frequency,
+ *                                       cores discovered (sets ncpus, cpus[i].hwid)
+ *          cpu_start() on core 0, then board_start_cpu(i) for i = 1..ncpus-1
+ *   each secondary: arch entry -> cpu_start(cpu) -> board_cpu_init() -> ...
+ */
+#ifndef GMK_KERNEL_BOARD_H
+#define GMK_KERNEL_BOARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu;
+
+extern const char board_name[];
+
+/* Boot core, once. bootarg is what the firmware/loader handed over (DTB
+ * address on aarch64, multiboot info on x86-64), as the arch entry got it. */
+void board_early_init(uintptr_t bootarg);
+void board_init(void);
+
+/* Kernel command line ("" when none), valid after board_early_init. */
+const char *board_cmdline(void);
+
+/* RAM the page allocator may use, after the kernel image: iterate i = 0..
+ * until it returns false. */
+bool board_mem_region(unsigned i, uintptr_t *base, uintptr_t *size);
+
+/* Start core `id` (cpus[id].hwid is its hardware id); it enters the arch
+ * secondary entry and then cpu_start(&cpus[id]). Returns false on failure. */
+bool board_start_cpu(unsigned id);
+
+/* Per core, on that core, with interrupts masked: interrupt controller CPU
+ * interface, timer interrupt enabled (not yet armed). */
+void board_cpu_init(void);
+
+/* Polled console output of one byte (no locking: kernel/console.c locks). */
+void board_putc(char c);
+
+/* Send the IPI interrupt to core id. The kernel's mailbox (cpu->ipi_pending)
+ * says why; the board only raises the interrupt. */
+void board_ipi_send(unsigned id);
+
+/* Arm this core's one-shot timer to fire at counter value `deadline`
+ * (arch_counter units); 0 disarms. */
+void board_timer_arm(uint64_t deadline);
+
+/* Counter frequency in Hz (for arch_counter). */
+uint64_t board_counter_hz(void);
+
+/* Leave the machine with a status (0 = success). Under QEMU this ends QEMU
+ * with that status; on real hardware it powers off or halts. */
+__attribute__((noreturn)) void board_exit(int status);
+
+/* Called by the arch interrupt entry for an IRQ: the board acknowledges the
+ * controller and calls kernel_timer_interrupt() or kernel_ipi_interrupt(). */
+struct trapframe;
+void board_irq(struct trapframe *tf);
+
+/* Kernel entry points the board calls. */
+__attribute__((noreturn)) void kmain(uintptr_t bootarg);
+__attribute__((noreturn)) void cpu_start(struct cpu *c);
+void kernel_timer_interrupt(struct trapframe *tf);
+void kernel_ipi_interrupt(struct trapframe *tf);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * The kernel command line: "key=value key=value ...". Every option is in the
+ * table below with its type; anything else stops the boot with a message
+ * that names the option and what was wrong with it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "kernel/time.h"
+
+#define DEFAULT_SLICE_NS (10 * NSEC_PER_MSEC)	/* Go's forcePreemptNS */
+#define MIN_SLICE_NS	 (100 * NSEC_PER_USEC)
+#define MAX_SLICE_NS	 (10 * NSEC_PER_SEC)
+
+struct kernel_options kopts;
+
+enum opt_type { OPT_STRING, OPT_U64, OPT_U32, OPT_DURATION };
+
+struct option {
+	const char *key;
+	enum opt_type type;
+	size_t offset;
+	size_t size;		/* strings: buffer size */
+	uint64_t min, max;	/* numbers and durations */
+	const char *help;
+};
+
+#define OPT(k, t, field, lo, hi, h)                                          \
+	{ k, t, offsetof(struct kernel_options, field),                     \
+	  sizeof(((struct kernel_options *)0)->field), lo, hi, h }
+
+static const struct option options[] = {
+	OPT("test", OPT_STRING, test, 0, 0, "glob of tests to run"),
+	OPT("bench", OPT_STRING, bench, 0, 0, "benchmark name or all"),
+	OPT("run", OPT_STRING, run, 0, 0, "program to run"),
+	OPT("slice", OPT_DURATION, slice_ns, MIN_SLICE_NS, MAX_SLICE_NS,
+	    "time slice, with a unit: 10ms, 500us"),
+	OPT("schedtrace", OPT_U64, schedtrace_ms, 1, 3600000,
+	    "milliseconds between SCHED lines"),
+	OPT("nprocs", OPT_U32, nprocs, 1, MAX_CPUS, "number of Ps"),
+	OPT("seed", OPT_U64, seed, 0, UINT64_MAX, "random seed"),
+};
+
+static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (n == 0 || s[0] < '0' || s[0] > '9')
+		return false;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;		/* overflow */
+		v = v * 10 + d;
+	}
+	*out = v;
+	*used = i;
+	return true;
+}
+
+static bool set_option(const struct option *o, const char *val, size_t n,
+		       struct kernel_options *ko, char *err, unsigned errlen)
+{
+	char *field = (char *)ko + o->offset;
+	uint64_t v;
+	size_t used;
+
+	switch (o->type) {
+	case OPT_STRING:
+		if (n >= o->size) {
+			snprintf(err, errlen, "%s: value is longer than %zu characters",
+				 o->key, o->size - 1);
+			return false;
+		}
+		memcpy(field, val, n);
+		field[n] = '\0';
+		return true;
+	case OPT_U32:
+	case OPT_U64:
+		if (!parse_u64(val, n, &v, &used) || used != n) {
+			snprintf(err, errlen, "%s=%.*s: not a whole number", o->key,
+				 (int)n, val);
+			return false;
+		}
+		break;
+	case OPT_DURATION: {
+		static const struct { const char *unit; uint64_t ns; } units[] = {
+			{ "ns", 1 }, { "us", NSEC_PER_USEC }, { "ms", NSEC_PER_MSEC },
+			{ "s", NSEC_PER_SEC },
+		};
+		if (!parse_u64(val, n, &v, &used)) {
+			snprintf(err, errlen, "%s=%.*s: not a duration (e.g. 10ms, 500us)",
+				 o->key, (int)n, val);
+			return false;
+		}
+		const char *u = val + used;
+		size_t ulen = n - used;
+		uint64_t mult = 0;
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strlen(units[i].unit) == ulen && memcmp(u, units[i].unit, ulen) == 0)
+				mult = units[i].ns;
+		if (!mult) {
+			snprintf(err, errlen, "%s=%.*s: needs a unit: ns, us, ms or s",
+				 o->key, (int)n, val);
+			return false;
+		}
+		if (v > UINT64_MAX / mult) {
+			snprintf(err, errlen, "%s=%.*s: too large", o->key, (int)n, val);
+			return false;
+		}
+		v *= mult;
+		break;
+	}
+	}
+	if (v < o->min || v > o->max) {
+		snprintf(err, errlen, "%s=%.*s: out of range (%llu..%llu%s)", o->key,
+			 (int)n, val, (unsigned long long)o->min,
+			 (unsigned long long)o->max, o->type == OPT_DURATION ? " ns" : "");
+		return false;
+	}
+	if (o->type == OPT_U32)
+		*(uint32_t *)field = (uint32_t)v;
+	else
+		*(uint64_t *)field = v;
+	return true;
+}
+
+bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
+		   unsigned errlen)
+{
+	uint32_t seen = 0;
+
+	memset(ko, 0, sizeof *ko);
+	ko->slice_ns = DEFAULT_SLICE_NS;
+	if (!line)
+		return true;
+	for (const char *p = line; *p;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		const char *w = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+		size_t wlen = (size_t)(p - w);
+		const char *eq = memchr(w, '=', wlen);
+		if (!eq) {
+			snprintf(err, errlen, "'%.*s': expected key=value", (int)wlen, w);
+			return false;
+		}
+		size_t klen = (size_t)(eq - w);
+		const char *val = eq + 1;
+		size_t vlen = wlen - klen - 1;
+		const struct option *o = NULL;
+		unsigned idx = 0;
+		for (unsigned i = 0; i < sizeof options / sizeof options[0]; i++)
+			if (strlen(options[i].key) == klen &&
+			    memcmp(options[i].key, w, klen) == 0) {
+				o = &options[i];
+				idx = i;
+			}
+		if (!o) {
+			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
+				 "slice schedtrace nprocs seed)", (int)klen, w);
+			return false;
+		}
+		if (vlen == 0) {
+			snprintf(err, errlen, "%s: empty value", o->key);
+			return false;
+		}
+		if (seen & (1u << idx)) {
+			snprintf(err, errlen, "%s: given twice", o->key);
+			return false;
+		}
+		seen |= 1u << idx;
+		if (!set_option(o, val, vlen, ko, err, errlen))
+			return false;
+		if (strcmp(o->key, "seed") == 0)
+			ko->seed_set = true;
+	}
+	return true;
+}

@@ -1,0 +1,30 @@
+/*
+ * The kernel command line: space-separated key=value options. Every key is
+ * declared in kernel/cmdline.c with its type; an unknown key or a malformed
+ * value is an error that names it.
+ */
+#ifndef GMK_KERNEL_CMDLINE_H
+#define GMK_KERNEL_CMDLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kernel_options {
+	char test[128];			/* test=<glob>; "" = no tests */
+	char bench[64];			/* bench=<name>|all */
+	uint64_t slice_ns;		/* slice=10ms / 500us */
+	uint64_t schedtrace_ms;		/* schedtrace=MS, 0 = off */
+	uint32_t nprocs;		/* nprocs=N, 0 = every core */
+	uint64_t seed;			/* seed=N */
+	bool seed_set;
+	char run[64];			/* run=<program>: what kmain starts */
+};
+
+extern struct kernel_options kopts;
+
+/* Parse `line` into *o (defaults first). On error returns false and writes
+ * a message naming the bad option into err. */
+bool cmdline_parse(const char *line, struct kernel_options *o,
+		   char *err, unsigned errlen);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * What the kernel needs from a CPU, whatever the architecture. Each arch
+ * supplies these as static inlines in arch/<arch>/cpu.h; nothing above arch/
+ * uses inline assembly.
+ *
+ *   struct cpu *arch_this_cpu(void)      per-core data (TPIDR_EL1 / GS base)
+ *   void arch_set_this_cpu(struct cpu *) once per core, at bring-up
+ *   void *arch_getg(void)                the running G, one instruction, so it
+ *   void arch_setg(void *g)              is safe even where the G can migrate
+ *                                        (aarch64: TPIDR_EL0; x86-64: %gs:8)
+ *   unsigned long arch_irq_save(void)    mask interrupts, return the old state
+ *   void arch_irq_restore(unsigned long)
+ *   void arch_irq_enable(void), arch_irq_disable(void)
+ *   bool arch_irq_enabled(void)
+ *   void arch_cpu_relax(void)            spin-wait hint (yield / pause)
+ *   void arch_wait_for_interrupt(void)   called with interrupts masked:
+ *                                        sleeps until an interrupt is pending,
+ *                                        lets it be taken, returns masked
+ *   uint64_t arch_counter(void)          free-running cycle counter
+ *   uintptr_t arch_frame_address(void)   this function's frame pointer
+ */
+#ifndef GMK_KERNEL_CPU_H
+#define GMK_KERNEL_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu;
+
+#if defined(GMK_HOSTED)
+#include "arch/host/cpu.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/cpu.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64/cpu.h"
+#endif
+
+#define CACHE_LINE 64
+#define __cacheline_aligned __attribute__((aligned(CACHE_LINE)))
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * Inter-processor interrupts. The board raises one interrupt per target;
+ * the reason travels in the target's mailbox word, so several requests
+ * coalesce into one interrupt and none is lost.
+ */
+#include "kernel/atomic.h"
+#include "kernel/board.h"
+#include "kernel/ipi.h"
+#include "kernel/kernel.h"
+#include "kernel/percpu.h"
+#include "kernel/spinlock.h"
+#include "kernel/trap.h"
+
+void (*ipi_wake_hook)(void);
+void (*ipi_ping_hook)(void);
+
+void ipi_send(unsigned cpu, enum ipi_kind kind)
+{
+	/* Full barrier (atomic_or32): the sender's earlier writes (a G put
+	 * on a run queue, a call set up) are visible before the interrupt. */
+	atomic_or32(&cpus[cpu].ipi_pending, kind);
+	board_ipi_send(cpu);
+}
+
+/* smp_call_all: one call at a time, described here. */
+static struct spinlock call_lock = SPINLOCK_INIT("smp_call");
+static void (*call_fn)(void *);
+static void *call_arg;
+static volatile uint32_t call_done;
+
+static __attribute__((noreturn)) void stop_this_cpu(void)
+{
+	arch_irq_disable();
+	atomic_store32((volatile uint32_t *)&this_cpu()->online, 0);
+	for (;;)
+		arch_wait_for_interrupt();
+}
+
+void kernel_ipi_interrupt(struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+	uint32_t why = atomic_xchg32(&c->ipi_pending, 0);
+
+	c->ipis++;
+	if (why & IPI_STOP)
+		stop_this_cpu();
+	if (why & IPI_CALL) {
+		call_fn(call_arg);
+		atomic_xadd32(&call_done, 1);	/* full barrier: fn's writes first */
+	}
+	if ((why & IPI_PING) && ipi_ping_hook)
+		ipi_ping_hook();
+	if ((why & IPI_WAKE) && ipi_wake_hook)
+		ipi_wake_hook();
+}
+
+void smp_call_all(void (*fn)(void *), void *arg)
+{
+	unsigned sent = 0;
+
+	spin_lock(&call_lock);
+	unsigned long flags = arch_irq_save();	/* stay on this core */
+	unsigned me = this_cpu()->id;
+	call_fn = fn;
+	call_arg = arg;
+	atomic_store32(&call_done, 0);
+	for (unsigned i = 0; i < ncpus; i++) {
+		if (i == me || !cpus[i].online)
+			continue;
+		ipi_send(i, IPI_CALL);
+		sent++;
+	}
+	arch_irq_restore(flags);
+	fn(arg);
+	while (atomic_load32(&call_done) != sent)
+		arch_cpu_relax();
+	spin_unlock(&call_lock);
+}

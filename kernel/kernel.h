@@ -1,0 +1,47 @@
+/*
+ * The kernel's few upward entry points.
+ *
+ * sched_main() is where every online core goes: sched/ implements it (each
+ * core becomes an M, takes a P and enters schedule() on its g0). On the boot
+ * core it first initialises the scheduler and starts the main G, which runs
+ * kernel_main_g(): the test runner, a benchmark or a program, chosen by the
+ * command line, and then board_exit() with the result.
+ */
+#ifndef GMK_KERNEL_KERNEL_H
+#define GMK_KERNEL_KERNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+__attribute__((noreturn)) void sched_main(bool boot_core);
+void kernel_main_g(void *arg);
+
+/* Programs that `run=<name>` starts (make run's demo is one). */
+struct program {
+	const char *name;
+	int (*main)(void);	/* returns the exit status */
+	const char *about;
+};
+#define PROGRAM(nm, about_)                                                \
+	static int program_fn_##nm(void);                                  \
+	static const struct program program_##nm                           \
+		__attribute__((used, section("gmk_programs"), aligned(8))) = \
+		{ #nm, program_fn_##nm, about_ };                          \
+	static int program_fn_##nm(void)
+
+/* Run fn(arg) on every online core, in interrupt context on the others and
+ * directly on this one; returns when all have finished. */
+void smp_call_all(void (*fn)(void *), void *arg);
+
+/* sched/ calls this once schedinit has run: the other cores may enter it. */
+void smp_release_cores(void);
+
+/* Set by sched/: names a fault at addr that it recognises (a G's stack
+ * guard page) in buf and returns buf, or returns NULL. */
+extern const char *(*fault_describe_hook)(uintptr_t addr, char *buf, unsigned len);
+
+/* Set by sched/: called from every core's timer interrupt (preemption). */
+struct trapframe;
+extern void (*sched_tick_hook)(struct trapframe *tf);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * Boot: kmain on the boot core brings every other core up, each core runs
+ * cpu_start() once, and all of them end in sched_main().
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/board.h"
+#include "kernel/cmdline.h"
+#include "kernel/kernel.h"
+#include "kernel/layout.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+
+_Static_assert(offsetof(struct cpu, self) == CPU_SELF, "layout.h");
+_Static_assert(offsetof(struct cpu, curg) == CPU_CURG, "layout.h");
+_Static_assert(offsetof(struct cpu, id) == CPU_ID, "layout.h");
+_Static_assert(offsetof(struct cpu, hwid) == CPU_HWID, "layout.h");
+_Static_assert(offsetof(struct cpu, stack_top) == CPU_STACK_TOP, "layout.h");
+_Static_assert(offsetof(struct cpu, irq_stack_top) == CPU_IRQ_STACK_TOP, "layout.h");
+
+uint8_t cpu_stacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(PAGE_SIZE)));
+uint8_t irq_stacks[MAX_CPUS][IRQ_STACK_SIZE] __attribute__((aligned(PAGE_SIZE)));
+
+struct cpu cpus[MAX_CPUS];
+unsigned ncpus = 1;
+volatile unsigned ncpus_online;
+
+/* Each secondary waits for the boot core's go-ahead before it enters the
+ * scheduler, so that schedinit has run (store-release by the boot core). */
+static volatile uint32_t smp_go;
+
+/* How long a core may take to come up before the boot reports it. */
+#define CPU_START_TIMEOUT_NS (2 * NSEC_PER_SEC)
+
+extern void arch_cpu_init(struct cpu *c);
+
+static void cpu_setup_struct(unsigned i)
+{
+	struct cpu *c = &cpus[i];
+
+	c->self = c;
+	c->id = i;
+	c->stack_top = (uintptr_t)cpu_stacks[i] + KSTACK_SIZE;
+	c->irq_stack_top = (uintptr_t)irq_stacks[i] + IRQ_STACK_SIZE;
+}
+
+/* The part of bring-up every core runs on itself, exactly once. */
+static void cpu_local_init(struct cpu *c)
+{
+	arch_cpu_init(c);
+	board_cpu_init();
+	c->init_runs++;
+	printf("gmk: core %u up (hwid 0x%x)\n", c->id, c->hwid);
+	c->online = 1;
+	atomic_xadd32((volatile uint32_t *)&ncpus_online, 1);
+}
+
+static void kernel_tick_start(void)
+{
+	timer_arm_after(TICK_NS);
+	arch_irq_enable();
+}
+
+__attribute__((noreturn)) void cpu_start(struct cpu *c)
+{
+	cpu_local_init(c);
+	kernel_tick_start();
+	while (!atomic_load32(&smp_go))		/* load-acquire: see schedinit */
+		arch_cpu_relax();
+	sched_main(false);
+}
+
+__attribute__((noreturn)) void kmain(uintptr_t bootarg)
+{
+	char err[160];
+
+	cpu_setup_struct(0);
+	board_early_init(bootarg);
+	printf("\ngmk: %s, built " __DATE__ " " __TIME__ "\n", board_name);
+	if (!cmdline_parse(board_cmdline(), &kopts, err, sizeof err)) {
+		printf("gmk: bad kernel command line: %s\n", err);
+		printf("gmk: command line was \"%s\"\n", board_cmdline());
+		board_exit(2);
+	}
+	page_init();
+	time_init(board_counter_hz());
+	board_init();		/* discovers the cores: ncpus, cpus[i].hwid */
+	if (ncpus < 1 || ncpus > MAX_CPUS)
+		panic("board found %u cores; gmk supports 1..%d", ncpus, MAX_CPUS);
+	cpu_local_init(&cpus[0]);
+
+	for (unsigned i = 1; i < ncpus; i++) {
+		unsigned before = atomic_load32((volatile uint32_t *)&ncpus_online);
+		cpu_setup_struct(i);
+		if (!board_start_cpu(i)) {
+			printf("gmk: core %u (hwid 0x%x) failed to start\n", i, cpus[i].hwid);
+			continue;
+		}
+		/* One at a time: the console lines come in core order and a
+		 * core that never arrives is named. */
+		uint64_t deadline = nanotime() + CPU_START_TIMEOUT_NS;
+		while (atomic_load32((volatile uint32_t *)&ncpus_online) == before &&
+		       nanotime() < deadline)
+			arch_cpu_relax();
+		if (atomic_load32((volatile uint32_t *)&ncpus_online) == before)
+			printf("gmk: core %u (hwid 0x%x) did not come up within %llu ms\n",
+			       i, cpus[i].hwid,
+			       (unsigned long long)(CPU_START_TIMEOUT_NS / NSEC_PER_MSEC));
+	}
+	printf("gmk: %s: %u/%u cores online\n", board_name, ncpus_online, ncpus);
+	kernel_tick_start();
+	sched_main(true);
+}
+
+/* Called by sched/ once the scheduler can take every core. */
+void smp_release_cores(void)
+{
+	atomic_store32(&smp_go, 1);	/* store-release: publishes schedinit */
+}
+
+extern const struct program __start_gmk_programs[], __stop_gmk_programs[];
+
+static const struct program *program_find(const char *name)
+{
+	for (const struct program *p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+/*
+ * The main G: what the command line asked for. Tests first (test=), then a
+ * program (run=); with neither, list what there is.
+ */
+void kernel_main_g(void *arg)
+{
+	int status = 0;
+
+	if (kopts.test[0]) {
+		status = test_run(kopts.test) ? 1 : 0;
+	} else if (kopts.run[0]) {
+		const struct program *p = program_find(kopts.run);
+		if (!p) {
+			printf("gmk: run=%s: no such program; programs:", kopts.run);
+			for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+				printf(" %s", p->name);
+			printf("\n");
+			board_exit(2);
+		}
+		status = p->main();
+		printf("gmk: %s exited with status %d\n", p->name, status);
+	} else {
+		printf("gmk: nothing to run (add test=<glob> or run=<program>)\n");
+	}
+	board_exit(status);
+}

@@ -1,0 +1,195 @@
+/*
+ * The page allocator: a binary buddy allocator over the RAM the board
+ * reports. Blocks of 2^order pages (order 0..MAX_ORDER) come from per-order
+ * free lists; a freed block merges with its buddy while the buddy is free.
+ * One byte of metadata per page records a free block's order, kept at the
+ * front of each region.
+ */
+#include <string.h>
+
+#include "kernel/board.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+
+#define MAX_ORDER	10		/* largest block: 4 MiB */
+#define MAX_REGIONS	8
+#define META_FREE	0x80		/* page heads a free block of order (meta & 0x7f) */
+#define META_USED	0x00
+
+struct free_block {
+	struct free_block *next, *prev;
+};
+
+struct region {
+	uintptr_t base;			/* first managed page */
+	uintptr_t npages;
+	uint8_t *meta;			/* one byte per page */
+	struct free_block *free[MAX_ORDER + 1];
+};
+
+static struct region regions[MAX_REGIONS];
+static unsigned nregions;
+static struct spinlock page_lock = SPINLOCK_INIT("page");
+static uint64_t bytes_in_use, bytes_total;
+static uintptr_t ram_lo = UINTPTR_MAX, ram_hi;
+
+extern char _kernel_start[];		/* linker script */
+
+static void list_push(struct region *r, unsigned order, uintptr_t addr)
+{
+	struct free_block *b = (struct free_block *)addr;
+
+	b->prev = NULL;
+	b->next = r->free[order];
+	if (b->next)
+		b->next->prev = b;
+	r->free[order] = b;
+	r->meta[(addr - r->base) / PAGE_SIZE] = META_FREE | order;
+}
+
+static void list_remove(struct region *r, unsigned order, uintptr_t addr)
+{
+	struct free_block *b = (struct free_block *)addr;
+
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		r->free[order] = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	r->meta[(addr - r->base) / PAGE_SIZE] = META_USED;
+}
+
+static void region_add(uintptr_t base, uintptr_t size)
+{
+	uintptr_t start = (base + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	uintptr_t end = (base + size) & ~(PAGE_SIZE - 1);
+
+	if (nregions == MAX_REGIONS || end <= start + 16 * PAGE_SIZE)
+		return;
+	uintptr_t pages = (end - start) / PAGE_SIZE;
+	uintptr_t meta_pages = (pages + PAGE_SIZE - 1) / PAGE_SIZE;
+	struct region *r = &regions[nregions++];
+
+	r->meta = (uint8_t *)start;
+	memset(r->meta, META_USED, meta_pages * PAGE_SIZE);
+	r->base = start + meta_pages * PAGE_SIZE;
+	r->npages = pages - meta_pages;
+	for (unsigned o = 0; o <= MAX_ORDER; o++)
+		r->free[o] = NULL;
+
+	/* Carve the region into the largest naturally aligned blocks. */
+	uintptr_t p = 0;
+	while (p < r->npages) {
+		unsigned o = MAX_ORDER;
+		while (o > 0 && ((p & ((1ul << o) - 1)) || p + (1ul << o) > r->npages))
+			o--;
+		list_push(r, o, r->base + p * PAGE_SIZE);
+		p += 1ul << o;
+	}
+	bytes_total += r->npages * PAGE_SIZE;
+	if (start < ram_lo)
+		ram_lo = start;
+	if (end > ram_hi)
+		ram_hi = end;
+}
+
+void page_init(void)
+{
+	uintptr_t base, size;
+
+	for (unsigned i = 0; board_mem_region(i, &base, &size); i++)
+		region_add(base, size);
+	if (!nregions)
+		panic("page_init: the board reported no usable RAM");
+	if ((uintptr_t)_kernel_start < ram_lo)
+		ram_lo = (uintptr_t)_kernel_start;
+}
+
+static unsigned order_for(size_t npages)
+{
+	unsigned o = 0;
+
+	while ((1ul << o) < npages)
+		o++;
+	return o;
+}
+
+static void *region_alloc(struct region *r, unsigned order)
+{
+	unsigned o = order;
+
+	while (o <= MAX_ORDER && !r->free[o])
+		o++;
+	if (o > MAX_ORDER)
+		return NULL;
+	uintptr_t addr = (uintptr_t)r->free[o];
+	list_remove(r, o, addr);
+	while (o > order) {		/* split, keeping the lower half */
+		o--;
+		list_push(r, o, addr + (PAGE_SIZE << o));
+	}
+	return (void *)addr;
+}
+
+void *page_alloc(size_t npages)
+{
+	unsigned order = order_for(npages);
+	void *p = NULL;
+
+	if (npages == 0 || order > MAX_ORDER)
+		panic("page_alloc: %zu pages is not a valid request (1..%lu)",
+		      npages, 1ul << MAX_ORDER);
+	unsigned long flags = spin_lock_irqsave(&page_lock);
+	for (unsigned i = 0; i < nregions && !p; i++)
+		p = region_alloc(&regions[i], order);
+	if (p)
+		bytes_in_use += PAGE_SIZE << order;
+	spin_unlock_irqrestore(&page_lock, flags);
+	if (!p)
+		panic("page_alloc: out of memory (%zu pages wanted, %llu of %llu bytes in use)",
+		      npages, (unsigned long long)bytes_in_use,
+		      (unsigned long long)bytes_total);
+	memset(p, 0, PAGE_SIZE << order);
+	return p;
+}
+
+void page_free(void *ptr, size_t npages)
+{
+	uintptr_t addr = (uintptr_t)ptr;
+	unsigned order = order_for(npages);
+	struct region *r = NULL;
+
+	for (unsigned i = 0; i < nregions; i++)
+		if (addr >= regions[i].base &&
+		    addr < regions[i].base + regions[i].npages * PAGE_SIZE)
+			r = &regions[i];
+	if (!r || (addr - r->base) & ((PAGE_SIZE << order) - 1))
+		panic("page_free: %p (%zu pages) was not allocated here", ptr, npages);
+
+	unsigned long flags = spin_lock_irqsave(&page_lock);
+	uintptr_t idx = (addr - r->base) / PAGE_SIZE;
+	if (r->meta[idx] & META_FREE)
+		panic("page_free: double free of %p", ptr);
+	bytes_in_use -= PAGE_SIZE << order;
+	while (order < MAX_ORDER) {
+		uintptr_t buddy = idx ^ (1ul << order);
+		if (buddy + (1ul << order) > r->npages ||
+		    r->meta[buddy] != (META_FREE | order))
+			break;
+		list_remove(r, order, r->base + buddy * PAGE_SIZE);
+		idx &= ~(1ul << order);
+		order++;
+	}
+	list_push(r, order, r->base + idx * PAGE_SIZE);
+	spin_unlock_irqrestore(&page_lock, flags);
+}
+
+uint64_t page_bytes_in_use(void) { return bytes_in_use; }
+uint64_t page_bytes_total(void) { return bytes_total; }
+
+bool page_addr_valid(uintptr_t addr)
+{
+	return addr >= ram_lo && addr < ram_hi;
+}

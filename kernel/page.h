@@ -1,0 +1,25 @@
+#ifndef GMK_KERNEL_PAGE_H
+#define GMK_KERNEL_PAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAGE_SIZE 4096ul
+
+void page_init(void);
+/* Contiguous, page-aligned, zeroed; panics when memory runs out. */
+void *page_alloc(size_t npages);
+void page_free(void *p, size_t npages);
+/* Bytes currently handed out (for the benchmarks' memory figures). */
+uint64_t page_bytes_in_use(void);
+uint64_t page_bytes_total(void);
+
+/* True if addr lies in RAM the kernel maps (for backtraces). */
+bool page_addr_valid(uintptr_t addr);
+
+/* Arch: unmap / remap one kernel page (stack guard pages). */
+void arch_unmap_page(uintptr_t va);
+void arch_map_page(uintptr_t va);
+
+#endif

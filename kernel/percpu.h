@@ -1,0 +1,55 @@
+/*
+ * Per-core data. Each core reaches its own struct cpu through a CPU register
+ * (arch_this_cpu), never through an array indexed by a hardware id read on
+ * every access. Only the owning core writes a struct cpu, except where a
+ * field says otherwise.
+ *
+ * this_cpu() is stable only while the caller cannot migrate: in interrupt
+ * context, on g0, or with preemption off. A G that wants its own identity
+ * uses getg(), which is one instruction.
+ */
+#ifndef GMK_KERNEL_PERCPU_H
+#define GMK_KERNEL_PERCPU_H
+
+#include <stdint.h>
+#include "kernel/cpu.h"
+
+#define MAX_CPUS 64
+
+/* Layout of the first fields is fixed: x86-64 reads %gs:0 and %gs:8. */
+struct cpu {
+	struct cpu *self;		/* +0: the struct's own address */
+	void *curg;			/* +8: the running G (written by switch code) */
+	uint32_t id;			/* logical core number, 0 = boot core */
+	uint32_t hwid;			/* MPIDR affinity bits / local APIC id */
+	uintptr_t stack_top;		/* this core's boot stack = its g0 stack */
+	uintptr_t irq_stack_top;	/* exception/interrupt stack (SP_EL1 / IST1) */
+	struct m *m;			/* the M bound to this core (sched/) */
+	int online;			/* set by the core itself when up */
+
+	/* Counters, written by this core only. */
+	uint64_t timer_irqs;
+	uint64_t ipis;
+	uint64_t init_runs;		/* times cpu_start ran on this core */
+	uint64_t idle_ns;		/* time spent in arch_wait_for_interrupt */
+
+	/* IPI mailbox: bits set by other cores (atomic_or32), cleared here. */
+	volatile uint32_t ipi_pending;
+
+	/* Console line assembly (kernel/console.c). */
+	uint32_t linelen;
+	char line[256];
+
+	/* Test runner recovery (kernel/test.c). */
+	void *test_recover;
+	void *arch;			/* arch-private per-core state */
+} __cacheline_aligned;
+
+extern struct cpu cpus[MAX_CPUS];
+extern unsigned ncpus;			/* cores found by the board */
+extern volatile unsigned ncpus_online;
+
+static inline struct cpu *this_cpu(void) { return arch_this_cpu(); }
+static inline unsigned cpu_id(void) { return arch_this_cpu()->id; }
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * The in-kernel test runner. Tests live in the gmk_tests section (TEST()
+ * in kernel/test.h), run one after another on the main G, and report KTAP
+ * v1. The last line is "N passed, N failed"; the exit status is 0 only when
+ * nothing failed.
+ *
+ * A test that ends in a fatal error is reported as "not ok" naming it, and
+ * the run stops there (the machine is no longer trustworthy). A TEST_FATAL
+ * test inverts this: it passes only when it dies with the expected message,
+ * so it runs alone, in its own boot (make test does that).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/board.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+
+extern const struct test_case __start_gmk_tests[], __stop_gmk_tests[];
+
+static const struct test_case *current;
+static unsigned current_num;
+static volatile uint32_t current_failures;
+static unsigned npassed, nfailed, nskipped, nselected;
+static bool crashed;
+static jmp_buf abort_jmp;
+
+bool glob_match(const char *pat, const char *s)
+{
+	/* Iterative '*' / '?' matching with one backtrack point. */
+	const char *star = NULL, *retry = NULL;
+
+	while (*s) {
+		if (*pat == '*') {
+			star = pat++;
+			retry = s;
+		} else if (*pat == '?' || *pat == *s) {
+			pat++;
+			s++;
+		} else if (star) {
+			pat = star + 1;
+			s = ++retry;
+		} else {
+			return false;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+/* test=a,b,c selects the union of several globs. */
+static bool selected(const char *globs, const char *name)
+{
+	char one[128];
+
+	for (const char *p = globs; *p;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n < sizeof one) {
+			memcpy(one, p, n);
+			one[n] = '\0';
+			if (glob_match(one, name))
+				return true;
+		}
+		p += n + (e ? 1 : 0);
+	}
+	return false;
+}
+
+const char *test_current(void)
+{
+	return current ? current->name : NULL;
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	atomic_xadd32(&current_failures, 1);
+	printf("# %s:%d: %s\n", file, line, msg);
+}
+
+void test_abort(void)
+{
+	longjmp(abort_jmp, 1);
+}
+
+static void print_summary(void)
+{
+	if (nskipped)
+		printf("%u passed, %u failed, %u skipped\n", npassed, nfailed, nskipped);
+	else
+		printf("%u passed, %u failed\n", npassed, nfailed);
+}
+
+void test_crash_epilogue(void)
+{
+	if (crashed)
+		print_summary();
+}
+
+/*
+ * Called by panic(), fatal() and kernel_fault() on the dying core, with the
+ * other cores still running. Either the fatal error was the point of the
+ * test (pass, exit 0), or it is a failure of the running test.
+ */
+void test_fatal_hook(const char *msg)
+{
+	if (!current)
+		return;
+	if (current->expect_fatal) {
+		char pat[160];
+		snprintf(pat, sizeof pat, "*%s*", current->expect_fatal);
+		if (glob_match(pat, msg)) {
+			printf("# expected fatal error seen: \"%s\"\n", current->expect_fatal);
+			printf("ok %u %s\n", current_num, current->name);
+			npassed++;
+			print_summary();
+			stop_other_cpus();
+			board_exit(0);
+		}
+		printf("# expected a fatal error matching \"%s\"\n", current->expect_fatal);
+	}
+	printf("not ok %u %s # crashed: %s\n", current_num, current->name, msg);
+	nfailed++;
+	if (nselected > current_num)
+		printf("# %u tests not run after the crash\n", nselected - current_num);
+	crashed = true;
+	current = NULL;
+}
+
+static unsigned count_selected(const char *glob, bool *fatal_alone)
+{
+	unsigned n = 0, nfatal = 0;
+
+	for (const struct test_case *t = __start_gmk_tests; t < __stop_gmk_tests; t++)
+		if (selected(glob, t->name)) {
+			n++;
+			nfatal += t->expect_fatal != NULL;
+		}
+	*fatal_alone = n == 1 && nfatal == 1;
+	return n;
+}
+
+static void run_one(const struct test_case *t, unsigned num)
+{
+	uint64_t t0 = nanotime();
+
+	current = t;
+	current_num = num;
+	atomic_store32(&current_failures, 0);
+	printf("# running: %s\n", t->name);
+	if (setjmp(abort_jmp) == 0)
+		t->fn();
+	uint64_t ms = (nanotime() - t0) / NSEC_PER_MSEC;
+
+	if (t->expect_fatal) {
+		printf("# expected a fatal error matching \"%s\"; the test returned\n",
+		       t->expect_fatal);
+		atomic_xadd32(&current_failures, 1);
+	}
+	if (atomic_load32(&current_failures)) {
+		printf("not ok %u %s\n", num, t->name);
+		nfailed++;
+	} else {
+		printf("ok %u %s # %llu ms\n", num, t->name, (unsigned long long)ms);
+		npassed++;
+	}
+	current = NULL;
+}
+
+unsigned test_run(const char *glob)
+{
+	bool fatal_alone;
+	unsigned num = 0;
+
+	nselected = count_selected(glob, &fatal_alone);
+	printf("KTAP version 1\n1..%u\n", nselected);
+	for (const struct test_case *t = __start_gmk_tests; t < __stop_gmk_tests; t++) {
+		if (!selected(glob, t->name))
+			continue;
+		num++;
+		if (t->expect_fatal && !fatal_alone) {
+			printf("ok %u %s # SKIP fatal test: runs alone (test=%s)\n", num,
+			       t->name, t->name);
+			nskipped++;
+			continue;
+		}
+		run_one(t, num);
+	}
+	if (nselected == 0)
+		printf("# no test matches test=%s\n", glob);
+	print_summary();
+	return nfailed + (nselected == 0);
+}

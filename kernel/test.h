@@ -1,0 +1,91 @@
+/*
+ * In-kernel tests. TEST(name) { ... } registers a test through the
+ * gmk_tests linker section; the runner (kernel/test.c) prints KTAP v1.
+ *
+ *   ASSERT(cond)              stops the test on failure
+ *   ASSERT_EQ(a, b)           integers; prints both values
+ *   ASSERT_NE / ASSERT_LT / ASSERT_LE / ASSERT_GT / ASSERT_GE
+ *   EXPECT_*                  the same, but the test goes on
+ *   TEST_FATAL(name, "msg")   a test that must end in a fatal error whose
+ *                             message contains "msg"; run alone in its own
+ *                             boot (make test does), skipped otherwise.
+ */
+#ifndef GMK_KERNEL_TEST_H
+#define GMK_KERNEL_TEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+	const char *expect_fatal;	/* NULL for an ordinary test */
+	const char *file;
+};
+
+#define TEST_REGISTER(nm, fatalmsg)                                        \
+	static void test_fn_##nm(void);                                    \
+	static const struct test_case test_case_##nm                       \
+		__attribute__((used, section("gmk_tests"), aligned(8))) = \
+		{ #nm, test_fn_##nm, fatalmsg, __FILE__ };                 \
+	static void test_fn_##nm(void)
+
+#define TEST(nm) TEST_REGISTER(nm, NULL)
+#define TEST_FATAL(nm, msg) TEST_REGISTER(nm, msg)
+
+/* Record a failure of the running test (the runner prints it as a KTAP
+ * diagnostic). Safe from any core and any G. */
+void test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Abort the running test (after test_fail). Only from the test's own
+ * context: the runner's G/stack. */
+__attribute__((noreturn)) void test_abort(void);
+/* Name of the test running now, or NULL. */
+const char *test_current(void);
+/* Expected-fatal bookkeeping used by panic()/fatal(). */
+void test_fatal_hook(const char *msg);
+/* After a crash inside a test: the summary line, last. */
+void test_crash_epilogue(void);
+/* Run every test whose name matches the glob; returns the failure count. */
+unsigned test_run(const char *glob);
+bool glob_match(const char *pat, const char *s);
+
+#define GMK_CMP_(kind, a, b, op, abort_)                                   \
+	do {                                                               \
+		long long va_ = (long long)(a), vb_ = (long long)(b);      \
+		if (!(va_ op vb_)) {                                       \
+			test_fail(__FILE__, __LINE__,                      \
+				  "%s: %s %s %s (%lld vs %lld)", kind, #a,  \
+				  #op, #b, va_, vb_);                      \
+			abort_;                                            \
+		}                                                          \
+	} while (0)
+
+#define ASSERT_EQ(a, b) GMK_CMP_("ASSERT_EQ", a, b, ==, test_abort())
+#define ASSERT_NE(a, b) GMK_CMP_("ASSERT_NE", a, b, !=, test_abort())
+#define ASSERT_LT(a, b) GMK_CMP_("ASSERT_LT", a, b, <, test_abort())
+#define ASSERT_LE(a, b) GMK_CMP_("ASSERT_LE", a, b, <=, test_abort())
+#define ASSERT_GT(a, b) GMK_CMP_("ASSERT_GT", a, b, >, test_abort())
+#define ASSERT_GE(a, b) GMK_CMP_("ASSERT_GE", a, b, >=, test_abort())
+#define EXPECT_EQ(a, b) GMK_CMP_("EXPECT_EQ", a, b, ==, (void)0)
+#define EXPECT_NE(a, b) GMK_CMP_("EXPECT_NE", a, b, !=, (void)0)
+#define EXPECT_LT(a, b) GMK_CMP_("EXPECT_LT", a, b, <, (void)0)
+#define EXPECT_LE(a, b) GMK_CMP_("EXPECT_LE", a, b, <=, (void)0)
+#define EXPECT_GT(a, b) GMK_CMP_("EXPECT_GT", a, b, >, (void)0)
+#define EXPECT_GE(a, b) GMK_CMP_("EXPECT_GE", a, b, >=, (void)0)
+
+#define ASSERT(c)                                                          \
+	do {                                                               \
+		if (!(c)) {                                                \
+			test_fail(__FILE__, __LINE__, "ASSERT: %s", #c);   \
+			test_abort();                                      \
+		}                                                          \
+	} while (0)
+#define EXPECT(c)                                                          \
+	do {                                                               \
+		if (!(c))                                                  \
+			test_fail(__FILE__, __LINE__, "EXPECT: %s", #c);   \
+	} while (0)
+
+#endif
