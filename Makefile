@@ -10,6 +10,7 @@ BOARD   ?= qemu-virt-arm64
 SMP     ?= 4
 CMDLINE ?=
 TIMEOUT ?= 60
+GIC     ?=
 
 # ---- the board: sets ARCH, BOARD_SRCS, LOAD_ADDR and QEMU details -------
 include boards/$(BOARD)/board.mk
@@ -27,7 +28,7 @@ endif
 SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
         $(wildcard kernel/*.c) \
         $(wildcard sched/*.c) \
-        $(wildcard tests/*.c) \
+        $(wildcard tests/*.c tests/*_$(ARCH).S) \
         $(BOARD_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(SRCS))
 DEPS := $(OBJS:.o=.d)
@@ -46,8 +47,11 @@ CC      := $(CROSS)gcc
 OBJCOPY := $(CROSS)objcopy
 ARCH_CFLAGS := --specs=picolibc.specs -march=armv8-a -mstrict-align \
 	-mno-outline-atomics -fno-pic -mcmodel=small
-ARCH_LDFLAGS := --specs=picolibc.specs -nostartfiles -static \
-	-Wl,--build-id=none -Wl,-T,linker/aarch64.ld \
+# The link line also gets CFLAGS, so --specs=picolibc.specs is there once
+# (twice is an error). -T as a driver option (not -Wl,-T): picolibc.specs
+# adds its own picolibc.ld unless the driver sees -T.
+ARCH_LDFLAGS := -nostartfiles -static \
+	-Wl,--build-id=none -T linker/aarch64.ld \
 	-Wl,--defsym=LOAD_ADDR=$(LOAD_ADDR) -Wl,--gc-sections
 ARCH_LIBS := -lc -lgcc
 QEMU_ARCH := aarch64
@@ -58,10 +62,16 @@ ifeq ($(ARCH),x86_64)
 CC      := gcc
 OBJCOPY := objcopy
 NEWLIB  := build/newlib-x86_64
-ARCH_CFLAGS := -m64 -march=x86-64 -mno-red-zone -mcmodel=kernel -fno-pic \
-	-fno-pie -isystem $(NEWLIB)/include
+# -mcmodel=small: the kernel is identity-mapped below 2 GiB (LOAD_ADDR).
+# No red zone: exceptions push onto the interrupted stack. newlib is built
+# with the same flags and __DYNAMIC_REENT__ (tools/build-newlib); only its
+# headers and gcc's own are searched, never the host's /usr/include.
+ARCH_CFLAGS := -m64 -march=x86-64 -mno-red-zone -mcmodel=small -fno-pic \
+	-fno-pie -fno-asynchronous-unwind-tables -D__DYNAMIC_REENT__ \
+	-nostdinc -isystem $(NEWLIB)/include \
+	-isystem $(shell $(CC) -print-file-name=include)
 ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
-	-Wl,-z,max-page-size=4096 -Wl,-T,linker/x86_64.ld \
+	-Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,-T,linker/x86_64.ld \
 	-Wl,--defsym=LOAD_ADDR=$(LOAD_ADDR) -Wl,--gc-sections
 ARCH_LIBS := $(NEWLIB)/lib/libc.a -lgcc
 QEMU_ARCH := x86_64
@@ -104,12 +114,12 @@ endif
 # ---- running -----------------------------------------------------------
 run: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) \
+	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) $(if $(GIC),--gic $(GIC)) \
 		--kernel $(KERNEL) -- "$(if $(CMDLINE),$(CMDLINE),$(BOARD_RUN_CMDLINE))"
 
 debug: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --gdb \
+	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) $(if $(GIC),--gic $(GIC)) --gdb \
 		--kernel $(KERNEL) -- "$(CMDLINE)"
 
 test: deps

@@ -65,7 +65,7 @@ static bool set_option(const struct option *o, const char *val, size_t n,
 		       struct kernel_options *ko, char *err, unsigned errlen)
 {
 	char *field = (char *)ko + o->offset;
-	uint64_t v;
+	uint64_t v = 0;	/* every case sets it; gcc 12 on aarch64 cannot tell */
 	size_t used;
 
 	switch (o->type) {

@@ -102,7 +102,7 @@ int puts(const char *s)
 	return 1;
 }
 
-int putchar(int ch)
+int (putchar)(int ch)	/* parenthesised: picolibc defines a putchar macro */
 {
 	char c = (char)ch;
 

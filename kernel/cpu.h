@@ -7,7 +7,7 @@
  *   void arch_set_this_cpu(struct cpu *) once per core, at bring-up
  *   void *arch_getg(void)                the running G, one instruction, so it
  *   void arch_setg(void *g)              is safe even where the G can migrate
- *                                        (aarch64: TPIDR_EL0; x86-64: %gs:8)
+ *                                        (aarch64: TPIDRRO_EL0; x86-64: %gs:8)
  *   unsigned long arch_irq_save(void)    mask interrupts, return the old state
  *   void arch_irq_restore(unsigned long)
  *   void arch_irq_enable(void), arch_irq_disable(void)

@@ -32,6 +32,19 @@ struct cpu {
 	uint64_t ipis;
 	uint64_t init_runs;		/* times cpu_start ran on this core */
 	uint64_t idle_ns;		/* time spent in arch_wait_for_interrupt */
+	volatile uint64_t halted_since;	/* nanotime the current halt began, 0 = running */
+
+	/* Preemption (kernel/preempt.h). preempt_off > 0: the code running
+	 * on this core must not be switched out (spinlock held, scheduler
+	 * state in hand); resched: the tick wanted to preempt meanwhile. */
+	uint32_t preempt_off;
+	volatile uint32_t resched;
+
+	/* This core's timer (kernel/time.c): the deadline the kernel asked
+	 * for (ns since boot, 0 = none), and a forced periodic rate that
+	 * overrides it (tests of the timer itself; 0 = off). */
+	uint64_t timer_deadline_ns;
+	uint64_t timer_period_ns;
 
 	/* IPI mailbox: bits set by other cores (atomic_or32), cleared here. */
 	volatile uint32_t ipi_pending;

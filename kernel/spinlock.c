@@ -1,12 +1,19 @@
 /*
  * Ticket locks. A core takes a ticket with one fetch-and-add and waits until
  * `owner` reaches it, so waiters are served in arrival order.
+ *
+ * Holding a lock (and waiting for one) raises the preempt-off count
+ * (kernel/preempt.h): a G preempted with a ticket in hand would stall
+ * every other core queued behind it for a whole time slice.
  */
 #include "kernel/spinlock.h"
 #include "kernel/atomic.h"
 #include "kernel/cpu.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt.h"
+
+void (*preempt_safepoint_hook)(void);
 
 void spin_init(struct spinlock *l, const char *name)
 {
@@ -18,6 +25,7 @@ void spin_init(struct spinlock *l, const char *name)
 
 void spin_lock(struct spinlock *l)
 {
+	preempt_disable();
 	/* xadd returns the new value; our ticket is the one before it. */
 	uint32_t ticket = atomic_xadd32(&l->next, 1) - 1;
 
@@ -30,11 +38,14 @@ void spin_lock(struct spinlock *l)
 
 bool spin_trylock(struct spinlock *l)
 {
+	preempt_disable();
 	uint32_t owner = atomic_load32(&l->owner);
 
 	/* Free only when nobody holds or waits: next == owner. */
-	if (!atomic_cas32(&l->next, owner, owner + 1))
+	if (!atomic_cas32(&l->next, owner, owner + 1)) {
+		preempt_enable();
 		return false;
+	}
 	l->holder = (int32_t)this_cpu()->id;
 	return true;
 }
@@ -48,6 +59,7 @@ void spin_unlock(struct spinlock *l)
 	/* store-release: the critical section happens before the next
 	 * holder's load-acquire of owner. Only the holder writes owner. */
 	atomic_store32(&l->owner, l->owner + 1);
+	preempt_enable();
 }
 
 bool spin_held(const struct spinlock *l)
@@ -67,4 +79,8 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
 {
 	spin_unlock(l);
 	arch_irq_restore(flags);
+	/* spin_unlock's safe point saw interrupts masked: look again. */
+	if (this_cpu()->resched && preempt_count() == 0 &&
+	    preempt_safepoint_hook && arch_irq_enabled())
+		preempt_safepoint_hook();
 }

@@ -139,15 +139,46 @@ void test_fatal_hook(const char *msg)
 	current = NULL;
 }
 
+/*
+ * The linker keeps the section in whatever order the compiler emitted
+ * (often reversed within a file); run in source order: by file, then line.
+ */
+#define MAX_TESTS 1024
+static const struct test_case *order[MAX_TESTS];
+static unsigned ntests;
+
+static bool before(const struct test_case *a, const struct test_case *b)
+{
+	int c = strcmp(a->file, b->file);
+	return c < 0 || (c == 0 && a->line < b->line);
+}
+
+static void sort_tests(void)
+{
+	ntests = 0;
+	for (const struct test_case *t = __start_gmk_tests; t < __stop_gmk_tests; t++) {
+		if (ntests == MAX_TESTS)
+			panic("more than %d tests: raise MAX_TESTS", MAX_TESTS);
+		unsigned i = ntests++;
+		while (i > 0 && before(t, order[i - 1])) {	/* insertion sort */
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = t;
+	}
+}
+
 static unsigned count_selected(const char *glob, bool *fatal_alone)
 {
 	unsigned n = 0, nfatal = 0;
 
-	for (const struct test_case *t = __start_gmk_tests; t < __stop_gmk_tests; t++)
+	for (unsigned i = 0; i < ntests; i++) {
+		const struct test_case *t = order[i];
 		if (selected(glob, t->name)) {
 			n++;
 			nfatal += t->expect_fatal != NULL;
 		}
+	}
 	*fatal_alone = n == 1 && nfatal == 1;
 	return n;
 }
@@ -184,9 +215,11 @@ unsigned test_run(const char *glob)
 	bool fatal_alone;
 	unsigned num = 0;
 
+	sort_tests();
 	nselected = count_selected(glob, &fatal_alone);
 	printf("KTAP version 1\n1..%u\n", nselected);
-	for (const struct test_case *t = __start_gmk_tests; t < __stop_gmk_tests; t++) {
+	for (unsigned i = 0; i < ntests; i++) {
+		const struct test_case *t = order[i];
 		if (!selected(glob, t->name))
 			continue;
 		num++;

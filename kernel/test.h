@@ -22,13 +22,14 @@ struct test_case {
 	void (*fn)(void);
 	const char *expect_fatal;	/* NULL for an ordinary test */
 	const char *file;
+	int line;
 };
 
 #define TEST_REGISTER(nm, fatalmsg)                                        \
 	static void test_fn_##nm(void);                                    \
 	static const struct test_case test_case_##nm                       \
 		__attribute__((used, section("gmk_tests"), aligned(8))) = \
-		{ #nm, test_fn_##nm, fatalmsg, __FILE__ };                 \
+		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__ };                 \
 	static void test_fn_##nm(void)
 
 #define TEST(nm) TEST_REGISTER(nm, NULL)

@@ -3,6 +3,7 @@
  * TSC). Conversions use a 32.32 fixed-point factor so that nanotime() is
  * one multiply, with no division on the hot path.
  */
+#include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/cpu.h"
 #include "kernel/kernel.h"
@@ -50,17 +51,93 @@ void delay_ns(uint64_t ns)
 		arch_cpu_relax();
 }
 
+/* Halt until an interrupt (the caller has masked them), counting the
+ * time in idle_ns; halted_since lets others see a halt in progress. */
+void cpu_halt(void)
+{
+	struct cpu *c = this_cpu();
+	uint64_t t0 = nanotime();
+
+	atomic_store64(&c->halted_since, t0);
+	arch_wait_for_interrupt();
+	atomic_store64(&c->halted_since, 0);
+	c->idle_ns += nanotime() - t0;
+}
+
+uint64_t cpu_idle_ns(const struct cpu *c)
+{
+	uint64_t since = atomic_load64(&c->halted_since);
+	uint64_t idle = __atomic_load_n(&c->idle_ns, __ATOMIC_RELAXED);
+	uint64_t now = nanotime();
+	return idle + (since && now > since ? now - since : 0);
+}
+
 void timer_arm_after(uint64_t ns)
 {
 	board_timer_arm(arch_counter() + ns_to_counter(ns));
 }
 
-/* Every core's timer interrupt: count it, let the scheduler look at its P,
- * and arm the next tick. */
+/*
+ * Tickless: a core's timer fires only when someone on it asked for a
+ * deadline. The scheduler asks for the end of the running G's slice or
+ * its P's next timer, an idle core for its next timer or nothing at all.
+ * Call with preemption off (or interrupts masked): it is this core's
+ * timer. A forced period (timer_force_period) overrides the deadline.
+ */
+void timer_set_deadline(uint64_t deadline_ns)
+{
+	/* Masked: a timer interrupt between the two steps would re-arm
+	 * the timer and leave the field and the hardware disagreeing. */
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+
+	c->timer_deadline_ns = deadline_ns;
+	if (!c->timer_period_ns) {
+		uint64_t at = 0;
+		if (deadline_ns) {
+			at = boot_counter + ns_to_counter(deadline_ns);
+			if (at == 0)
+				at = 1;	/* 0 means "disarm" to the board */
+		}
+		board_timer_arm(at);
+	}
+	arch_irq_restore(flags);
+}
+
+/*
+ * For the timer tests: fire this core's timer every period_ns whatever the
+ * scheduler asks for (0 returns to the scheduler's deadline). The
+ * scheduler's tick still runs on each interrupt, so preemption goes on.
+ */
+void timer_force_period(uint64_t period_ns)
+{
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+
+	c->timer_period_ns = period_ns;
+	if (period_ns)
+		timer_arm_after(period_ns);
+	else
+		timer_set_deadline(c->timer_deadline_ns);
+	arch_irq_restore(flags);
+}
+
+/*
+ * Every core's timer interrupt: count it, then let the scheduler look at
+ * its P. The scheduler arms the next deadline (timer_set_deadline), and
+ * may switch to another G and never return here: the board has already
+ * acknowledged the interrupt, and nothing may follow this call.
+ */
 void kernel_timer_interrupt(struct trapframe *tf)
 {
-	this_cpu()->timer_irqs++;
-	timer_arm_after(TICK_NS);
+	struct cpu *c = this_cpu();
+
+	c->timer_irqs++;
+	c->timer_deadline_ns = 0;	/* one-shot: consumed */
+	if (c->timer_period_ns)
+		timer_arm_after(c->timer_period_ns);
 	if (sched_tick_hook)
 		sched_tick_hook(tf);
+	else if (!c->timer_period_ns)
+		timer_arm_after(TICK_NS);	/* before the scheduler starts */
 }

@@ -7,7 +7,7 @@
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC  1000000000ull
 
-/* Kernel tick: each core's timer interrupt rate while it has work. */
+/* Kernel tick before the scheduler runs (it then sets deadlines itself). */
 #define TICK_NS (1 * NSEC_PER_MSEC)
 
 void time_init(uint64_t counter_hz);
@@ -16,7 +16,19 @@ uint64_t ns_to_counter(uint64_t ns);
 uint64_t counter_to_ns(uint64_t ticks);
 void delay_ns(uint64_t ns);			/* busy wait */
 
+/* Halt this core until an interrupt (interrupts masked by the caller),
+ * accounted in its struct cpu's idle_ns; cpu_idle_ns includes a halt in
+ * progress. */
+struct cpu;
+void cpu_halt(void);
+uint64_t cpu_idle_ns(const struct cpu *c);
+
 /* Program this core's next timer interrupt `ns` from now. */
 void timer_arm_after(uint64_t ns);
+/* This core's next timer interrupt at nanotime() == deadline_ns; 0 = none
+ * (tickless). Preemption off or interrupts masked. */
+void timer_set_deadline(uint64_t deadline_ns);
+/* Tests: a fixed periodic rate on this core (0 = back to deadlines). */
+void timer_force_period(uint64_t period_ns);
 
 #endif

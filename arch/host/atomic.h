@@ -11,7 +11,7 @@
 
 #define GMK_HOST_ATOMIC_OPS(sfx, T)                                            \
 	static inline T atomic_load##sfx(const volatile T *p)                 \
-	{ return __atomic_load_n(p, __ATOMIC_ACQUIRE); }                       \
+	{ return (T)__atomic_load_n(p, __ATOMIC_ACQUIRE); }                    \
 	static inline void atomic_store##sfx(volatile T *p, T v)              \
 	{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }                          \
 	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)      \
@@ -21,7 +21,7 @@
 	{ return __atomic_compare_exchange_n(p, &old, new_, false,             \
 		__ATOMIC_RELEASE, __ATOMIC_RELAXED); }                         \
 	static inline T atomic_xchg##sfx(volatile T *p, T v)                  \
-	{ return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+	{ return (T)__atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 
 GMK_HOST_ATOMIC_OPS(32, uint32_t)
 GMK_HOST_ATOMIC_OPS(64, uint64_t)

@@ -1,0 +1,166 @@
+/*
+ * aarch64 atomics for kernel/atomic.h, in hand-written inline assembly.
+ * Included only through kernel/atomic.h.
+ *
+ * Plain ARMv8.0 (the build's -march=armv8-a has no LSE): loads are LDAR,
+ * stores STLR, read-modify-writes are load-exclusive / store-exclusive
+ * loops. The exclusives only work on Normal cacheable memory, i.e. after
+ * the MMU is on (start.S turns it on before any C code that could use
+ * them). LSE (CAS, LDADD, SWP) would shorten contended loops on big
+ * machines, but needs a runtime check of ID_AA64ISAR0_EL1.Atomic and two
+ * code paths; on the targets gmk runs on the loops are correct and cheap,
+ * so there is one path.
+ *
+ * Orderings, matching Go's internal/runtime/atomic on arm64:
+ *   load   LDAR: acquire. Later accesses cannot move before it.
+ *   store  STLR: release. Earlier accesses cannot move after it. An STLR
+ *          followed by an LDAR is not reordered either (RCsc), which makes
+ *          loads/stores/RMWs sequentially consistent among themselves.
+ *   cas, xadd, xchg, or32, and32
+ *          LDAXR/STLXR loop then DMB ISH: a full barrier, for plain
+ *          accesses on both sides too (the acquire/release pair alone lets
+ *          a plain load after the RMW pass a plain store before it). A
+ *          failed cas has acquire ordering only (LDAXR), like Go's.
+ *   casrel LDXR/STLXR: release only (Go's CasRel, used by runq consumers
+ *          to commit a head after reading slots).
+ */
+#ifndef GMK_ARCH_AARCH64_ATOMIC_H
+#define GMK_ARCH_AARCH64_ATOMIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * One set of functions per width. W is the register-name modifier ("w"
+ * for 32-bit, "x" for 64-bit); cmp takes the same width. "Q" is a memory
+ * operand addressed by a single base register, as the exclusives need.
+ */
+#define GMK_A64_ATOMIC_OPS(sfx, T, W)                                         \
+	/* load-acquire */                                                    \
+	static inline T atomic_load##sfx(const volatile T *p)                \
+	{                                                                     \
+		T v;                                                          \
+		asm volatile("ldar %" W "0, %1"                               \
+			     : "=r"(v) : "Q"(*p) : "memory");                 \
+		return v;                                                     \
+	}                                                                     \
+	/* store-release */                                                   \
+	static inline void atomic_store##sfx(volatile T *p, T v)             \
+	{                                                                     \
+		asm volatile("stlr %" W "1, %0"                               \
+			     : "=Q"(*p) : "r"(v) : "memory");                 \
+	}                                                                     \
+	/* seq-cst on success (full barrier), acquire on failure */           \
+	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)     \
+	{                                                                     \
+		T cur;                                                        \
+		uint32_t fail;                                                \
+		asm volatile("1:	ldaxr	%" W "0, %2\n"                \
+			     "	cmp	%" W "0, %" W "3\n"                   \
+			     "	b.ne	2f\n"                                 \
+			     "	stlxr	%w1, %" W "4, %2\n"                   \
+			     "	cbnz	%w1, 1b\n"                            \
+			     "	dmb	ish\n"                                \
+			     "2:"                                             \
+			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
+			     : "r"(old), "r"(new_)                            \
+			     : "cc", "memory");                               \
+		return cur == old;                                            \
+	}                                                                     \
+	/* release only: earlier accesses happen before the new value is     \
+	 * visible; later ones may move before it (Go's CasRel) */            \
+	static inline bool atomic_casrel##sfx(volatile T *p, T old, T new_)  \
+	{                                                                     \
+		T cur;                                                        \
+		uint32_t fail;                                                \
+		asm volatile("1:	ldxr	%" W "0, %2\n"                \
+			     "	cmp	%" W "0, %" W "3\n"                   \
+			     "	b.ne	2f\n"                                 \
+			     "	stlxr	%w1, %" W "4, %2\n"                   \
+			     "	cbnz	%w1, 1b\n"                            \
+			     "2:"                                             \
+			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
+			     : "r"(old), "r"(new_)                            \
+			     : "cc", "memory");                               \
+		return cur == old;                                            \
+	}                                                                     \
+	/* full barrier; returns the OLD value */                             \
+	static inline T atomic_xchg##sfx(volatile T *p, T v)                 \
+	{                                                                     \
+		T old;                                                        \
+		uint32_t fail;                                                \
+		asm volatile("1:	ldaxr	%" W "0, %2\n"                \
+			     "	stlxr	%w1, %" W "3, %2\n"                   \
+			     "	cbnz	%w1, 1b\n"                            \
+			     "	dmb	ish"                                  \
+			     : "=&r"(old), "=&r"(fail), "+Q"(*p)              \
+			     : "r"(v)                                         \
+			     : "memory");                                     \
+		return old;                                                   \
+	}
+
+/* Fetch-and-op for the integer types; xadd returns the NEW value. */
+#define GMK_A64_ATOMIC_ADD(name, T, D, W)                                     \
+	/* full barrier */                                                    \
+	static inline T name(volatile T *p, D d)                             \
+	{                                                                     \
+		T v;                                                          \
+		uint32_t fail;                                                \
+		asm volatile("1:	ldaxr	%" W "0, %2\n"                \
+			     "	add	%" W "0, %" W "0, %" W "3\n"          \
+			     "	stlxr	%w1, %" W "0, %2\n"                   \
+			     "	cbnz	%w1, 1b\n"                            \
+			     "	dmb	ish"                                  \
+			     : "=&r"(v), "=&r"(fail), "+Q"(*p)                \
+			     : "r"((T)d)                                      \
+			     : "memory");                                     \
+		return v;                                                     \
+	}
+
+GMK_A64_ATOMIC_OPS(32, uint32_t, "w")
+GMK_A64_ATOMIC_OPS(64, uint64_t, "x")
+GMK_A64_ATOMIC_OPS(uintptr, uintptr_t, "x")
+GMK_A64_ATOMIC_OPS(p, void *, "x")
+GMK_A64_ATOMIC_ADD(atomic_xadd32, uint32_t, int32_t, "w")
+GMK_A64_ATOMIC_ADD(atomic_xadd64, uint64_t, int64_t, "x")
+GMK_A64_ATOMIC_ADD(atomic_xadduintptr, uintptr_t, intptr_t, "x")
+#undef GMK_A64_ATOMIC_OPS
+#undef GMK_A64_ATOMIC_ADD
+
+/* Full barrier (as the x86 `lock or`): used to post IPI reasons. */
+static inline void atomic_or32(volatile uint32_t *p, uint32_t v)
+{
+	uint32_t tmp, fail;
+
+	asm volatile("1:	ldaxr	%w0, %2\n"
+		     "	orr	%w0, %w0, %w3\n"
+		     "	stlxr	%w1, %w0, %2\n"
+		     "	cbnz	%w1, 1b\n"
+		     "	dmb	ish"
+		     : "=&r"(tmp), "=&r"(fail), "+Q"(*p)
+		     : "r"(v)
+		     : "memory");
+}
+
+/* Full barrier. */
+static inline void atomic_and32(volatile uint32_t *p, uint32_t v)
+{
+	uint32_t tmp, fail;
+
+	asm volatile("1:	ldaxr	%w0, %2\n"
+		     "	and	%w0, %w0, %w3\n"
+		     "	stlxr	%w1, %w0, %2\n"
+		     "	cbnz	%w1, 1b\n"
+		     "	dmb	ish"
+		     : "=&r"(tmp), "=&r"(fail), "+Q"(*p)
+		     : "r"(v)
+		     : "memory");
+}
+
+/* Fences, inner-shareable domain (every core, not devices): full,
+ * loads-before-everything (acquire fence), stores-before-stores. */
+static inline void smp_mb(void)  { asm volatile("dmb ish" : : : "memory"); }
+static inline void smp_rmb(void) { asm volatile("dmb ishld" : : : "memory"); }
+static inline void smp_wmb(void) { asm volatile("dmb ishst" : : : "memory"); }
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * x86-64 CPU operations for kernel/cpu.h. Included only through it.
+ *
+ * Per-core data: the GS base register (MSR 0xC0000101) holds the core's
+ * struct cpu *. struct cpu begins with `self` (+0) and `curg` (+8), so
+ * this_cpu() is one load from %gs:0 and getg() one load from %gs:8. The
+ * kernel runs in ring 0 only and never executes swapgs, so GS is fixed for
+ * the life of the core.
+ */
+#ifndef GMK_ARCH_X86_64_CPU_H
+#define GMK_ARCH_X86_64_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86_64/x86.h"
+
+struct cpu;
+
+#define RFLAGS_IF (1ul << 9)
+
+static inline struct cpu *arch_this_cpu(void)
+{
+	struct cpu *c;
+
+	asm volatile("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+/* Points GS at c; c->self must be c (struct cpu's first field). */
+static inline void arch_set_this_cpu(struct cpu *c)
+{
+	*(struct cpu **)c = c;
+	wrmsr(MSR_GS_BASE, (uint64_t)(uintptr_t)c);
+}
+
+/* volatile: the value changes under the compiler's feet at every switch,
+ * so each call must read it again. */
+static inline void *arch_getg(void)
+{
+	void *g;
+
+	asm volatile("movq %%gs:8, %0" : "=r"(g));
+	return g;
+}
+
+static inline void arch_setg(void *g)
+{
+	asm volatile("movq %0, %%gs:8" : : "r"(g) : "memory");
+}
+
+static inline unsigned long arch_irq_save(void)
+{
+	unsigned long flags;
+
+	asm volatile("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static inline void arch_irq_restore(unsigned long flags)
+{
+	if (flags & RFLAGS_IF)
+		asm volatile("sti" : : : "memory");
+}
+
+static inline void arch_irq_enable(void)
+{
+	asm volatile("sti" : : : "memory");
+}
+
+static inline void arch_irq_disable(void)
+{
+	asm volatile("cli" : : : "memory");
+}
+
+static inline bool arch_irq_enabled(void)
+{
+	unsigned long flags;
+
+	asm volatile("pushfq; popq %0" : "=r"(flags));
+	return (flags & RFLAGS_IF) != 0;
+}
+
+static inline void arch_cpu_relax(void)
+{
+	asm volatile("pause" : : : "memory");
+}
+
+/*
+ * sti takes effect only after the next instruction, so no interrupt can
+ * slip in between sti and hlt and be missed: either it arrives before the
+ * caller masked interrupts (and is pending now, ending hlt at once) or it
+ * wakes hlt. The handler runs, and cli masks again before returning.
+ */
+static inline void arch_wait_for_interrupt(void)
+{
+	asm volatile("sti; hlt; cli" : : : "memory");
+}
+
+/*
+ * The TSC. rdtsc may execute before earlier instructions finish; lfence
+ * makes it wait for them, so a reading taken after some work really is
+ * later than the work (time stamps and timeouts, not cycle counting).
+ */
+static inline uint64_t arch_counter(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uintptr_t arch_frame_address(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
+
+/*
+ * Per core, on that core: GDT and TSS (IST stacks), IDT, GS base -> c,
+ * SSE on, write protection and NX on. kernel/main.c calls it first thing in
+ * cpu_start and on the boot core before board_init.
+ */
+void arch_cpu_init(struct cpu *c);
+
+#endif

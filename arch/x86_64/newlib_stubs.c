@@ -1,0 +1,187 @@
+/*
+ * What newlib's libc.a needs from an operating system, for a kernel that
+ * uses it only for formatting and string functions (the console retargets
+ * printf itself, kernel/console.c).
+ *
+ *  - __getreent: newlib is built with __DYNAMIC_REENT__ (tools/build-newlib)
+ *    so its reentrancy state (errno, the dtoa buffers printf's %f uses) is
+ *    per core here rather than one global, and snprintf is safe on several
+ *    cores at once. It is not safe against itself on one core: a caller that
+ *    could be preempted or interrupted by another formatting call on the
+ *    same core holds interrupts off (the console does).
+ *  - sbrk: malloc (which dtoa uses for its big numbers) grows into a static
+ *    heap; __malloc_lock makes malloc safe on several cores and against
+ *    interrupts on the same core.
+ *  - the file syscalls: fds 1 and 2 write to the board console, the rest
+ *    fail with ENOSYS. The library is built with MISSING_SYSCALL_NAMES, so
+ *    they carry their POSIX names.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <reent.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <unistd.h>
+
+#include "kernel/atomic.h"
+#include "kernel/board.h"
+#include "kernel/cpu.h"
+#include "kernel/percpu.h"
+
+#define HEAP_SIZE (1024 * 1024)
+
+#if !defined(__DYNAMIC_REENT__)
+#error "newlib must be built and used with __DYNAMIC_REENT__ (Makefile, tools/build-newlib)"
+#endif
+
+/* ---- per-core reentrancy structure ------------------------------------ */
+
+static struct _reent cpu_reent[MAX_CPUS];
+static uint8_t cpu_reent_ready[MAX_CPUS];	/* written by the owning core */
+
+struct _reent *__getreent(void)
+{
+	unsigned id = this_cpu()->id;
+	struct _reent *r = &cpu_reent[id];
+
+	if (!cpu_reent_ready[id]) {
+		_REENT_INIT_PTR(r);
+		cpu_reent_ready[id] = 1;
+	}
+	return r;
+}
+
+/* ---- heap ---------------------------------------------------------------- */
+
+static uint8_t heap[HEAP_SIZE] __attribute__((aligned(16)));
+static size_t heap_used;		/* under the malloc lock */
+
+void *sbrk(ptrdiff_t incr)
+{
+	if (incr < 0 ? (size_t)-incr > heap_used : (size_t)incr > HEAP_SIZE - heap_used) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	void *old = heap + heap_used;
+	heap_used += incr;
+	return old;
+}
+
+/*
+ * Recursive (malloc calls itself through realloc and friends), taken with
+ * interrupts masked so that an interrupt handler on this core cannot enter
+ * malloc while the interrupted code holds it.
+ */
+static struct {
+	volatile uint32_t locked;
+	volatile uint32_t owner;	/* core id + 1, 0 = none */
+	uint32_t depth;
+	unsigned long irq_flags;
+} malloc_lock;
+
+void __malloc_lock(struct _reent *r)
+{
+	unsigned long flags = arch_irq_save();
+	uint32_t me = this_cpu()->id + 1;
+
+	if (atomic_load32(&malloc_lock.owner) == me) {
+		malloc_lock.depth++;		/* flags: already masked */
+		return;
+	}
+	while (atomic_xchg32(&malloc_lock.locked, 1))	/* full barrier */
+		arch_cpu_relax();
+	malloc_lock.owner = me;
+	malloc_lock.depth = 1;
+	malloc_lock.irq_flags = flags;
+}
+
+void __malloc_unlock(struct _reent *r)
+{
+	if (--malloc_lock.depth)
+		return;
+	unsigned long flags = malloc_lock.irq_flags;
+	malloc_lock.owner = 0;
+	atomic_store32(&malloc_lock.locked, 0);	/* store-release */
+	arch_irq_restore(flags);
+}
+
+/* ---- file and process syscalls ------------------------------------------- */
+
+_READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t n)
+{
+	if (fd != STDOUT_FILENO && fd != STDERR_FILENO) {
+		errno = EBADF;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		board_putc(((const char *)buf)[i]);
+	return n;
+}
+
+_READ_WRITE_RETURN_TYPE read(int fd, void *buf, size_t n)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int open(const char *path, int flags, ...)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int close(int fd)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	errno = ESPIPE;
+	return -1;
+}
+
+int fstat(int fd, struct stat *st)
+{
+	st->st_mode = S_IFCHR;		/* unbuffered, like a terminal */
+	return 0;
+}
+
+int isatty(int fd)
+{
+	return 1;
+}
+
+pid_t getpid(void)
+{
+	return 1;
+}
+
+int kill(pid_t pid, int sig)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+clock_t times(struct tms *t)
+{
+	errno = ENOSYS;
+	return (clock_t)-1;
+}
+
+/* abort() and exit() end here: a failing status. */
+void _exit(int status)
+{
+	board_exit(status ? status : 1);
+}

@@ -1,0 +1,10 @@
+/* The legacy 8259 pair (pic.c). */
+#ifndef GMK_ARCH_X86_64_PIC_H
+#define GMK_ARCH_X86_64_PIC_H
+
+#include <stdint.h>
+
+/* Move the PICs' vectors to base..base+15 and mask every line. */
+void pic_disable(uint8_t vector_base);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * Asynchronous preemption, x86-64: leaving an interrupt for another stack,
+ * and resuming a preempted G from the frame on its stack
+ * (kernel/preempt.h, arch/x86_64/preempt.c).
+ */
+#include "arch/x86_64/trapframe.h"
+
+	.text
+	.code64
+	.global preempt_text_start
+preempt_text_start:
+
+/*
+ * arch_preempt_resume: gogo jumps here with %rsp at a struct trapframe.
+ * The same tail as isr.S: every register back, then iretq pops RIP, CS,
+ * RFLAGS, RSP and SS. Interrupts are off until iretq restores RFLAGS, so
+ * no interrupt lands on a half-restored context.
+ */
+	.global arch_preempt_resume
+	.type arch_preempt_resume, @function
+arch_preempt_resume:
+	cli
+	fxrstor64 (%rsp)
+	addq	$(TF_R15 - TF_FX), %rsp		/* FXSAVE area, pad, cr2 */
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rbx
+	popq	%rax
+	addq	$16, %rsp			/* vector, error code */
+	iretq
+	.size arch_preempt_resume, . - arch_preempt_resume
+
+/*
+ * void arch_irq_leave_to(uintptr_t sp, void *g, void (*fn)(void *), void *arg)
+ * From an interrupt handler on IST1 whose frame has been copied away (and
+ * the APIC acknowledged). The IST pointer in the TSS is fixed, so the next
+ * interrupt starts at the top of IST1 again: nothing to reset. fn(arg)
+ * runs on sp as G g, with interrupts on.
+ */
+	.global arch_irq_leave_to
+	.type arch_irq_leave_to, @function
+arch_irq_leave_to:
+	cli
+	movq	%rdi, %rsp
+	movq	%rsi, %gs:8
+	xorl	%ebp, %ebp			/* backtraces end here */
+	/* The G's FP modes stay with its frame: g0 gets the defaults
+	 * (kernel/gobuf.h's GOBUF_MXCSR_DEFAULT, GOBUF_FPUCW_DEFAULT). */
+	ldmxcsr	default_mxcsr(%rip)
+	fldcw	default_fpucw(%rip)
+	movq	%rcx, %rdi
+	sti
+	call	*%rdx
+	call	arch_irq_leave_returned		/* panics */
+	.size arch_irq_leave_to, . - arch_irq_leave_to
+
+	.global preempt_text_end
+preempt_text_end:
+
+	.section .rodata
+	.balign 4
+default_mxcsr:	.long	0x1F80
+default_fpucw:	.word	0x037F

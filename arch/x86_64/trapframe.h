@@ -1,0 +1,45 @@
+/*
+ * The x86-64 trap frame: everything an interrupted context had, saved by
+ * isr.S on the stack the CPU switched to (IST or current). From low to high
+ * addresses it is what isr.S pushes (in reverse), then what the CPU pushed.
+ *
+ * The CPU aligns RSP to 16 bytes before pushing its 5-word frame, so the
+ * layout below, 16-byte aligned as a whole, keeps `fx` 16-byte aligned as
+ * FXSAVE requires. TF_* are the byte offsets isr.S uses; trap.c checks them
+ * against the struct.
+ */
+#ifndef GMK_ARCH_X86_64_TRAPFRAME_H
+#define GMK_ARCH_X86_64_TRAPFRAME_H
+
+#define TF_FX		0	/* 512-byte FXSAVE area: x87, MXCSR, xmm0-15 */
+#define TF_CR2		520	/* page-fault / double-fault address, else 0 */
+#define TF_R15		528
+#define TF_RBP		592	/* saved like every other GPR */
+#define TF_RDI		600
+#define TF_RAX		640
+#define TF_VECTOR	648
+#define TF_ERROR	656
+#define TF_RIP		664
+#define TF_CS		672
+#define TF_RFLAGS	680
+#define TF_RSP		688
+#define TF_SS		696
+#define TF_SIZE		704
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+struct trapframe {
+	uint8_t fx[512];		/* FXSAVE image */
+	uint64_t pad;			/* keeps fx 16-byte aligned */
+	uint64_t cr2;
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector;		/* pushed by the isr.S stub */
+	uint64_t error;			/* CPU's error code, or 0 */
+	/* pushed by the CPU */
+	uint64_t rip, cs, rflags, rsp, ss;
+} __attribute__((aligned(16)));
+#endif
+
+#endif

@@ -1,0 +1,11 @@
+/* TSC frequency (tsc.c). */
+#ifndef GMK_ARCH_X86_64_TSC_H
+#define GMK_ARCH_X86_64_TSC_H
+
+#include <stdint.h>
+
+/* Measure the TSC rate in Hz (boot core, once; takes ~50 ms unless CPUID
+ * states it). `how` names the source for the boot log. */
+uint64_t tsc_calibrate(const char **how);
+
+#endif

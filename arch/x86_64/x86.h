@@ -1,0 +1,122 @@
+/*
+ * x86-64 architectural constants and privileged-instruction wrappers used
+ * by arch/x86_64 and the x86 boards. C and assembly share the constants.
+ */
+#ifndef GMK_ARCH_X86_64_X86_H
+#define GMK_ARCH_X86_64_X86_H
+
+/* Control registers (plain hex: these are shared with assembly). */
+#define CR0_PE		0x00000001	/* protected mode */
+#define CR0_MP		0x00000002	/* WAIT/FWAIT honour TS */
+#define CR0_EM		0x00000004	/* x87 emulation: must be clear for SSE */
+#define CR0_WP		0x00010000	/* read-only pages apply to ring 0 too */
+#define CR0_PG		0x80000000
+#define CR4_PAE		0x00000020
+#define CR4_OSFXSR	0x00000200	/* FXSAVE/FXRSTOR and SSE enabled */
+#define CR4_OSXMMEXCPT	0x00000400	/* SIMD FP exceptions as #XM, not #UD */
+
+/* Model-specific registers. */
+#define MSR_APIC_BASE	0x1b
+#define MSR_TSC_DEADLINE 0x6e0
+#define MSR_EFER	0xc0000080
+#define MSR_GS_BASE	0xc0000101
+#define EFER_LME	0x00000100	/* long mode enable */
+#define EFER_NXE	0x00000800	/* the NX bit in page tables */
+
+/* Segment selectors of the kernel's GDT (gdt.c, start.S, trampoline.S). */
+#define SEL_KCODE	0x08
+#define SEL_KDATA	0x10
+#define SEL_TSS		0x18
+
+/* Where the AP trampoline is copied: below 1 MiB, page aligned, and a
+ * SIPI vector is its page number. */
+#define TRAMPOLINE_BASE	0x8000
+
+/* Multiboot 1 */
+#define MULTIBOOT_HEADER_MAGIC	0x1badb002
+#define MULTIBOOT_BOOT_MAGIC	0x2badb002
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	asm volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
+		     "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	asm volatile("cpuid"
+		     : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+		     : "a"(leaf), "c"(sub));
+}
+
+static inline uint64_t read_cr0(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr0(uint64_t v)
+{
+	asm volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr2(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr2, %0" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t read_cr3(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr3(uint64_t v)
+{
+	asm volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
+static inline uint64_t read_cr4(void)
+{
+	uint64_t v;
+
+	asm volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr4(uint64_t v)
+{
+	asm volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+static inline void invlpg(uintptr_t va)
+{
+	asm volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static inline void x86_halt_forever(void)
+{
+	for (;;)
+		asm volatile("cli; hlt");
+}
+#endif
+
+#endif

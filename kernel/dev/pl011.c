@@ -1,0 +1,40 @@
+#include "kernel/dev/pl011.h"
+
+#define UART_DR		0x00
+#define UART_FR		0x18
+#define UART_CR		0x30
+#define UART_FR_BUSY	(1u << 3)	/* still transmitting */
+#define UART_FR_TXFF	(1u << 5)	/* transmit FIFO full */
+#define UART_CR_UARTEN	(1u << 0)
+#define UART_CR_TXE	(1u << 8)
+#define UART_CR_RXE	(1u << 9)
+
+static uintptr_t uart;
+
+static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
+static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
+
+void pl011_init(uintptr_t base)
+{
+	uart = base;
+	uint32_t cr = rd32(uart + UART_CR);
+	if ((cr & (UART_CR_UARTEN | UART_CR_TXE)) != (UART_CR_UARTEN | UART_CR_TXE))
+		wr32(uart + UART_CR, cr | UART_CR_UARTEN | UART_CR_TXE | UART_CR_RXE);
+}
+
+void pl011_putc(char c)
+{
+	if (!uart)
+		return;
+	while (rd32(uart + UART_FR) & UART_FR_TXFF)
+		;
+	wr32(uart + UART_DR, (uint8_t)c);
+}
+
+void pl011_flush(void)
+{
+	if (!uart)
+		return;
+	while (rd32(uart + UART_FR) & UART_FR_BUSY)
+		;
+}

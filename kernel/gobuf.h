@@ -1,0 +1,43 @@
+/*
+ * struct gobuf: what a voluntary context switch keeps (sp, pc and the
+ * callee-saved registers of the arch's C ABI). The layout is per arch, in
+ * arch/<arch>/gobuf.h, with the byte offsets that switch.S uses.
+ *
+ *   void gogo(struct gobuf *buf)             resume buf; never returns
+ *   void mcall(void (*fn)(struct g *))       save the running G's context in
+ *                                            its gobuf, switch to this M's g0
+ *                                            stack and call fn(g); fn never
+ *                                            returns (it schedules)
+ *   int  gosave(struct gobuf *buf)           save the caller's context;
+ *                                            returns 0, and 1 when resumed
+ */
+#ifndef GMK_KERNEL_GOBUF_H
+#define GMK_KERNEL_GOBUF_H
+
+#if defined(GMK_HOSTED)
+#include "arch/host/gobuf.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64/gobuf.h"
+#elif defined(__x86_64__)
+#include "arch/x86_64/gobuf.h"
+#else
+#error "gmk: no gobuf for this architecture"
+#endif
+
+/*
+ * mcall finds the M's g0 from the running G by two loads, so sched/ keeps
+ * these two fields at fixed offsets (checked by _Static_assert in
+ * sched/runtime2.h): struct g begins with its gobuf and then its M, and
+ * struct m begins with its g0.
+ */
+#define G_M	GOBUF_SIZE	/* offsetof(struct g, m) */
+#define M_G0	0		/* offsetof(struct m, g0) */
+
+#ifndef __ASSEMBLY__
+struct g;
+__attribute__((noreturn)) void gogo(struct gobuf *buf);
+void mcall(void (*fn)(struct g *));
+int gosave(struct gobuf *buf);
+#endif
+
+#endif

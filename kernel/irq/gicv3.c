@@ -1,0 +1,196 @@
+/*
+ * GICv3 (QEMU -M virt,gic-version=3): a memory-mapped distributor for
+ * SPIs, one redistributor per core (two 64 KiB frames: RD_base for power
+ * and wake, SGI_base for the core's SGI/PPI configuration), and a CPU
+ * interface in system registers (ICC_*_EL1). Affinity routing is on:
+ * SGIs are addressed by MPIDR affinity, not by a target bit list.
+ */
+#include "kernel/irq/gic.h"
+#include "kernel/percpu.h"
+
+/* Distributor */
+#define GICD_CTLR		0x0000
+#define GICD_TYPER		0x0004
+#define GICD_ICENABLER(n)	(0x0180 + 4 * (n))
+#define GICD_IGROUPR(n)		(0x0080 + 4 * (n))
+#define GICD_IPRIORITYR(n)	(0x0400 + (n))
+#define GICD_IROUTER(n)		(0x6000 + 8 * (n))
+#define GICD_CTLR_RWP		(1u << 31)
+#define GICD_CTLR_ARE		(1u << 4)	/* affinity routing (ARE_NS) */
+#define GICD_CTLR_ENABLE_G1	(1u << 1)	/* non-secure group 1 */
+
+/* Redistributor: RD_base frame */
+#define GICR_FRAME_SIZE		0x10000
+#define GICR_STRIDE		(2 * GICR_FRAME_SIZE)	/* RD_base + SGI_base */
+#define GICR_TYPER		0x0008			/* 64-bit */
+#define GICR_WAKER		0x0014
+#define GICR_TYPER_LAST		(1u << 4)
+#define GICR_WAKER_PROCESSOR_SLEEP	(1u << 1)
+#define GICR_WAKER_CHILDREN_ASLEEP	(1u << 2)
+/* Redistributor: SGI_base frame */
+#define GICR_IGROUPR0		0x0080
+#define GICR_ISENABLER0		0x0100
+#define GICR_ICENABLER0		0x0180
+#define GICR_IPRIORITYR(n)	(0x0400 + (n))
+
+/* ICC system registers by encoding (no assembler names needed). */
+#define ICC_SRE_EL1_SRE		(1u << 0)
+#define GIC_PRIO_DEFAULT	0xa0
+#define GIC_PRIO_MASK_ALL_PASS	0xff
+#define WAKE_SPINS		1000000
+
+static uintptr_t gicd;
+static struct gic_config config;
+/* This core's redistributor SGI frame, per logical core. */
+static uintptr_t sgi_frame[MAX_CPUS];
+
+static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
+static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
+static inline uint64_t rd64(uintptr_t a) { return *(volatile uint64_t *)a; }
+static inline void wr64(uintptr_t a, uint64_t v) { *(volatile uint64_t *)a = v; }
+static inline void wr8(uintptr_t a, uint8_t v) { *(volatile uint8_t *)a = v; }
+
+static void dist_wait_rwp(void)
+{
+	for (unsigned i = 0; i < WAKE_SPINS && (rd32(gicd + GICD_CTLR) & GICD_CTLR_RWP); i++)
+		;
+}
+
+static void gicv3_init(const struct gic_config *cfg)
+{
+	config = *cfg;
+	gicd = cfg->dist;
+	unsigned lines = 32 * ((rd32(gicd + GICD_TYPER) & 0x1f) + 1);
+
+	wr32(gicd + GICD_CTLR, 0);
+	dist_wait_rwp();
+	/* SPIs: off, group 1, routed to the boot core (gmk uses none yet). */
+	uint64_t mpidr;
+	asm volatile("mrs %0, mpidr_el1" : "=r"(mpidr));
+	for (unsigned n = 1; n < lines / 32; n++) {
+		wr32(gicd + GICD_ICENABLER(n), ~0u);
+		wr32(gicd + GICD_IGROUPR(n), ~0u);
+	}
+	for (unsigned i = GIC_SPI_BASE; i < lines; i++) {
+		wr8(gicd + GICD_IPRIORITYR(i), GIC_PRIO_DEFAULT);
+		wr64(gicd + GICD_IROUTER(i), mpidr & 0xff00ffffffull);
+	}
+	dist_wait_rwp();
+	wr32(gicd + GICD_CTLR, GICD_CTLR_ARE | GICD_CTLR_ENABLE_G1);
+	dist_wait_rwp();
+}
+
+/* MPIDR affinity packed as GICR_TYPER[63:32] has it: Aff3.Aff2.Aff1.Aff0. */
+static uint32_t mpidr_to_typer_aff(uint64_t mpidr)
+{
+	return (uint32_t)((mpidr >> 8) & 0xff000000u) | (uint32_t)(mpidr & 0xffffffu);
+}
+
+/* Walk the redistributor regions for the one whose affinity is ours. */
+static uintptr_t find_redist(uint64_t mpidr)
+{
+	uint32_t want = mpidr_to_typer_aff(mpidr);
+
+	for (unsigned r = 0; r < config.nredist; r++) {
+		uintptr_t base = config.redist[r];
+		uintptr_t end = base + config.redist_size[r];
+		for (uintptr_t rd = base; rd + GICR_STRIDE <= end; rd += GICR_STRIDE) {
+			uint64_t typer = rd64(rd + GICR_TYPER);
+			if ((uint32_t)(typer >> 32) == want)
+				return rd;
+			if (typer & GICR_TYPER_LAST)
+				break;
+		}
+	}
+	return 0;
+}
+
+static bool gicv3_cpu_init(unsigned cpu_id)
+{
+	uint64_t mpidr;
+
+	asm volatile("mrs %0, mpidr_el1" : "=r"(mpidr));
+	uintptr_t rd = find_redist(mpidr);
+	if (!rd || cpu_id >= MAX_CPUS)
+		return false;
+
+	/* Wake the redistributor: it forwards nothing while "asleep". */
+	wr32(rd + GICR_WAKER, rd32(rd + GICR_WAKER) & ~GICR_WAKER_PROCESSOR_SLEEP);
+	for (unsigned i = 0; i < WAKE_SPINS &&
+	     (rd32(rd + GICR_WAKER) & GICR_WAKER_CHILDREN_ASLEEP); i++)
+		;
+
+	uintptr_t sgi = rd + GICR_FRAME_SIZE;
+	sgi_frame[cpu_id] = sgi;
+	wr32(sgi + GICR_ICENABLER0, ~0u);	/* SGIs and PPIs off until asked */
+	wr32(sgi + GICR_IGROUPR0, ~0u);		/* all group 1: delivered as IRQ */
+	for (unsigned i = 0; i < GIC_SPI_BASE; i++)
+		wr8(sgi + GICR_IPRIORITYR(i), GIC_PRIO_DEFAULT);
+
+	/* CPU interface: system registers on, every priority passes,
+	 * EOI does priority drop and deactivation together, group 1 on. */
+	uint64_t sre;
+	asm volatile("mrs %0, S3_0_C12_C12_5" : "=r"(sre));	/* ICC_SRE_EL1 */
+	asm volatile("msr S3_0_C12_C12_5, %0\n\tisb"
+		     : : "r"(sre | ICC_SRE_EL1_SRE) : "memory");
+	asm volatile("msr S3_0_C4_C6_0, %0" : : "r"((uint64_t)GIC_PRIO_MASK_ALL_PASS));	/* ICC_PMR_EL1 */
+	asm volatile("msr S3_0_C12_C12_3, xzr");	/* ICC_BPR1_EL1 */
+	asm volatile("msr S3_0_C12_C12_4, xzr");	/* ICC_CTLR_EL1: EOImode 0 */
+	asm volatile("msr S3_0_C12_C12_7, %0\n\tisb"	/* ICC_IGRPEN1_EL1 */
+		     : : "r"(1ull) : "memory");
+	return true;
+}
+
+static void gicv3_enable_local(unsigned intid)
+{
+	struct cpu *c = this_cpu();
+
+	wr32(sgi_frame[c->id] + GICR_ISENABLER0, 1u << intid);
+}
+
+static unsigned gicv3_ack(uint32_t *iar)
+{
+	uint64_t v;
+
+	asm volatile("mrs %0, S3_0_C12_C12_0" : "=r"(v) : : "memory");	/* ICC_IAR1_EL1 */
+	/* The read is a system register access; dsb makes the effects of
+	 * acknowledging visible before we act on the interrupt. */
+	asm volatile("dsb sy" : : : "memory");
+	*iar = (uint32_t)v;
+	return (uint32_t)v & 0xffffff;
+}
+
+static void gicv3_eoi(uint32_t iar)
+{
+	asm volatile("msr S3_0_C12_C12_1, %0\n\tisb"	/* ICC_EOIR1_EL1 */
+		     : : "r"((uint64_t)iar) : "memory");
+}
+
+/*
+ * ICC_SGI1R_EL1: Aff3 [55:48], RS [47:44] (which block of 16 Aff0 values),
+ * Aff2 [39:32], INTID [27:24], Aff1 [23:16], target list [15:0] (one bit
+ * per Aff0 within the block).
+ */
+static void gicv3_send_sgi(unsigned intid, unsigned cpu_id, uint64_t mpidr)
+{
+	uint64_t aff0 = mpidr & 0xff, aff1 = (mpidr >> 8) & 0xff;
+	uint64_t aff2 = (mpidr >> 16) & 0xff, aff3 = (mpidr >> 32) & 0xff;
+	uint64_t v = aff3 << 48 | (aff0 / 16) << 44 | aff2 << 32 |
+		     (uint64_t)(intid & 0xf) << 24 | aff1 << 16 | 1ull << (aff0 % 16);
+
+	(void)cpu_id;
+	/* A system-register write is not ordered by dmb: the mailbox store
+	 * that precedes it must complete first. */
+	asm volatile("dsb ishst" : : : "memory");
+	asm volatile("msr S3_0_C12_C11_5, %0\n\tisb" : : "r"(v) : "memory");	/* ICC_SGI1R_EL1 */
+}
+
+const struct gic_driver gicv3_driver = {
+	.name = "GICv3",
+	.init = gicv3_init,
+	.cpu_init = gicv3_cpu_init,
+	.enable_local = gicv3_enable_local,
+	.ack = gicv3_ack,
+	.eoi = gicv3_eoi,
+	.send_sgi = gicv3_send_sgi,
+};

@@ -1,0 +1,144 @@
+/*
+ * kmalloc: power-of-two size classes from 32 bytes to 2 KiB, each a free
+ * list of equal slots carved from whole pages; anything larger is a run of
+ * pages straight from page_alloc.
+ *
+ * Every block starts with a 16-byte header that says how to free it (the
+ * class, or the page count) and carries a magic word, so that kfree needs
+ * no size and catches double frees and wild pointers. Slots are never
+ * given back to the page allocator: the runtime's working set of channels
+ * is small and recurring, and keeping them avoids fragmenting the buddy
+ * allocator with half-used pages.
+ */
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/kmalloc.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+
+#define KM_HDR		16u		/* header bytes; keeps 16-byte alignment */
+#define KM_MIN_SHIFT	5		/* smallest slot: 32 bytes */
+#define KM_MAX_SHIFT	11		/* largest slot: 2 KiB */
+#define KM_NCLASS	(KM_MAX_SHIFT - KM_MIN_SHIFT + 1)
+#define KM_MAGIC_USED	0x6b6d616cu	/* "kmal" */
+#define KM_MAGIC_FREE	0x66726565u	/* "free" */
+#define KM_PAGES	0xffffu		/* hdr->cls for a page-run block */
+
+struct km_hdr {
+	uint32_t magic;
+	uint16_t cls;			/* size class, or KM_PAGES */
+	uint16_t pad;
+	uint32_t npages;		/* page-run blocks only */
+	uint32_t pad2;
+};
+_Static_assert(sizeof(struct km_hdr) == KM_HDR, "kmalloc header size");
+
+struct km_free {
+	struct km_hdr hdr;
+	struct km_free *next;
+};
+
+struct km_class {
+	struct spinlock lock;
+	struct km_free *free;
+};
+
+static struct km_class classes[KM_NCLASS] = {
+	[0 ... KM_NCLASS - 1] = { .lock = SPINLOCK_INIT("kmalloc"), .free = NULL },
+};
+static volatile uint64_t bytes_in_use;
+
+static void account(int64_t delta)
+{
+	atomic_xadd64(&bytes_in_use, delta);	/* statistics only */
+}
+
+/* Refill an empty class with one page of slots; caller holds its lock. */
+static void km_refill(struct km_class *k, size_t slot)
+{
+	uint8_t *page = page_alloc(1);
+
+	for (size_t off = 0; off + slot <= PAGE_SIZE; off += slot) {
+		struct km_free *f = (struct km_free *)(page + off);
+		f->hdr.magic = KM_MAGIC_FREE;
+		f->next = k->free;
+		k->free = f;
+	}
+}
+
+void *kmalloc(size_t n)
+{
+	size_t total = n + KM_HDR;
+	struct km_hdr *h;
+
+	if (n > ((size_t)1 << 30))
+		panic("kmalloc: %zu bytes is not a valid request", n);
+	if (total <= ((size_t)1 << KM_MAX_SHIFT)) {
+		unsigned shift = KM_MIN_SHIFT;
+		while (((size_t)1 << shift) < total)
+			shift++;
+		unsigned cls = shift - KM_MIN_SHIFT;
+		struct km_class *k = &classes[cls];
+		size_t slot = (size_t)1 << shift;
+
+		/* Interrupts masked: a holder must not be preempted while a
+		 * G on its core spins for the same lock. */
+		unsigned long fl = spin_lock_irqsave(&k->lock);
+		if (!k->free)
+			km_refill(k, slot);
+		struct km_free *f = k->free;
+		k->free = f->next;
+		spin_unlock_irqrestore(&k->lock, fl);
+
+		if (f->hdr.magic != KM_MAGIC_FREE)
+			panic("kmalloc: free list of %zu-byte slots corrupted at %p",
+			      slot, (void *)f);
+		memset(f, 0, slot);
+		h = &f->hdr;
+		h->cls = (uint16_t)cls;
+		account((int64_t)slot);
+	} else {
+		size_t np = (total + PAGE_SIZE - 1) / PAGE_SIZE;
+		h = page_alloc(np);		/* zeroed */
+		h->cls = KM_PAGES;
+		h->npages = (uint32_t)np;
+		account((int64_t)(np * PAGE_SIZE));
+	}
+	h->magic = KM_MAGIC_USED;
+	return (uint8_t *)h + KM_HDR;
+}
+
+void kfree(void *p)
+{
+	if (!p)
+		return;
+	struct km_hdr *h = (struct km_hdr *)((uint8_t *)p - KM_HDR);
+
+	if (h->magic != KM_MAGIC_USED)
+		panic("kfree: %p was not allocated by kmalloc or is freed twice", p);
+	if (h->cls == KM_PAGES) {
+		size_t np = h->npages;
+		h->magic = KM_MAGIC_FREE;
+		account(-(int64_t)(np * PAGE_SIZE));
+		page_free(h, np);
+		return;
+	}
+	if (h->cls >= KM_NCLASS)
+		panic("kfree: %p has a corrupted header", p);
+	struct km_class *k = &classes[h->cls];
+	struct km_free *f = (struct km_free *)h;
+
+	account(-(int64_t)((size_t)1 << (h->cls + KM_MIN_SHIFT)));
+	f->hdr.magic = KM_MAGIC_FREE;
+	unsigned long fl = spin_lock_irqsave(&k->lock);
+	f->next = k->free;
+	k->free = f;
+	spin_unlock_irqrestore(&k->lock, fl);
+}
+
+uint64_t kmalloc_bytes_in_use(void)
+{
+	return atomic_load64(&bytes_in_use);
+}

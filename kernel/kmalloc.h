@@ -1,0 +1,23 @@
+/*
+ * kmalloc: small objects for the kernel and the runtime (channels, their
+ * buffers), on top of the page allocator. Memory comes back zeroed.
+ *
+ *   void *kmalloc(size_t n)    n bytes, 16-byte aligned, zeroed; panics
+ *                              when memory runs out (like page_alloc)
+ *   void kfree(void *p)        p from kmalloc, or NULL
+ *
+ * Safe from any core and any G; not from interrupt handlers that could
+ * interrupt a holder on the same core (the lock masks interrupts, so it is).
+ */
+#ifndef GMK_KERNEL_KMALLOC_H
+#define GMK_KERNEL_KMALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *kmalloc(size_t n);
+void kfree(void *p);
+/* Bytes handed out by kmalloc now, headers included (for tests). */
+uint64_t kmalloc_bytes_in_use(void);
+
+#endif

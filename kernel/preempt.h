@@ -1,0 +1,104 @@
+/*
+ * The preempt-off count (Go's m.locks): while it is raised, the code
+ * running on this core is not switched out by the preemption tick. The
+ * tick then only marks the G (g->preempt, cpu->resched), and the switch
+ * happens at the next safe point: when the count drops back to zero.
+ *
+ * Why the count lives in struct cpu (that is, per M: one M per core):
+ * a G that holds a spinlock can park, and the lock is then released on
+ * g0 by gopark's unlock function (park_m). That is the same core, so a
+ * per-M count balances, where a per-G one would not. The catch is that
+ * "find my core, then increment its count" is two steps, and a G
+ * preempted between them would resume elsewhere and bump the old core's
+ * count. So preempt_disable masks interrupts around those two steps: no
+ * tick can split them. Once the count is raised the G cannot migrate, so
+ * preempt_enable needs no mask.
+ *
+ * Interrupt handlers may take spinlocks too: they raise and drop the
+ * interrupted code's count in pairs, and never act on the safe point
+ * (interrupts are masked there).
+ */
+#ifndef GMK_KERNEL_PREEMPT_H
+#define GMK_KERNEL_PREEMPT_H
+
+#include "kernel/cpu.h"
+#include "kernel/percpu.h"
+
+/* Set by sched/: called at a safe point (count back to zero, interrupts
+ * on) when the tick asked for a preemption meanwhile. */
+extern void (*preempt_safepoint_hook)(void);
+
+static inline void preempt_disable(void)
+{
+	unsigned long flags = arch_irq_save();
+	this_cpu()->preempt_off++;
+	arch_irq_restore(flags);
+	/* The count is raised before anything the caller does next. */
+	asm volatile("" : : : "memory");
+}
+
+static inline void preempt_enable(void)
+{
+	asm volatile("" : : : "memory");
+	struct cpu *c = this_cpu();
+	if (--c->preempt_off == 0 && c->resched && preempt_safepoint_hook &&
+	    arch_irq_enabled())
+		preempt_safepoint_hook();
+}
+
+/* Drop the count without acting on a pending request (the scheduler,
+ * which is about to switch anyway). */
+static inline void preempt_enable_no_resched(void)
+{
+	asm volatile("" : : : "memory");
+	this_cpu()->preempt_off--;
+}
+
+static inline uint32_t preempt_count(void)
+{
+	return this_cpu()->preempt_off;
+}
+
+/*
+ * Asynchronous preemption, the arch half (arch/<arch>/preempt.c, .S).
+ * The scheduler's tick, in the timer interrupt, decides; the arch moves
+ * the interrupted context off the core's interrupt stack:
+ *
+ *   arch_frame_preemptible(tf)     the interrupted context is thread code
+ *                                  (not a nested handler, interrupts were
+ *                                  on) and not inside the switch code
+ *                                  (gogo/mcall or the resume stub below)
+ *   arch_preempt_push_frame(tf, limit)
+ *                                  copy the whole frame (FP/SIMD included)
+ *                                  onto the interrupted stack, below its
+ *                                  SP and not below limit; returns the
+ *                                  copy's address, or 0 if it does not fit
+ *   arch_preempt_resume            the pc of a gobuf whose sp is such a
+ *                                  copy: restores every register from it
+ *                                  and returns to the interrupted
+ *                                  instruction (gogo jumps there)
+ *   arch_irq_leave_to(sp, g, fn, arg)
+ *                                  abandon the interrupt (its frame is
+ *                                  dead: copied, and the interrupt
+ *                                  acknowledged), reset the interrupt
+ *                                  stack, run fn(arg) on stack sp as G g
+ *                                  with interrupts on; fn never returns
+ */
+struct trapframe;
+bool arch_frame_preemptible(const struct trapframe *tf);
+uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit);
+void arch_preempt_resume(void);
+__attribute__((noreturn)) void arch_irq_leave_to(uintptr_t sp, void *g,
+						 void (*fn)(void *), void *arg);
+
+/* Bounds of the code that must not be preempted (switch.S, preempt.S). */
+extern char switch_text_start[], switch_text_end[];
+extern char preempt_text_start[], preempt_text_end[];
+
+static inline bool preempt_pc_in_switch_code(uintptr_t pc)
+{
+	return (pc >= (uintptr_t)switch_text_start && pc < (uintptr_t)switch_text_end) ||
+	       (pc >= (uintptr_t)preempt_text_start && pc < (uintptr_t)preempt_text_end);
+}
+
+#endif

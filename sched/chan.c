@@ -1,0 +1,391 @@
+/*
+ * Channels, following Go's runtime/chan.go.
+ *
+ * Invariants (under c->lock):
+ *   - at least one of sendq and recvq is empty, except for an unbuffered
+ *     channel with one G blocked in a select that both sends and receives
+ *     on it (select guards that itself);
+ *   - buffered: qcount > 0 implies recvq is empty, qcount < dataqsiz
+ *     implies sendq is empty.
+ *
+ * An unbuffered channel never touches a ring: a sender that finds a parked
+ * receiver copies straight into the receiver's slot (chan_send_direct),
+ * and a receiver that finds a parked sender copies straight out of the
+ * sender's value. A value therefore moves once, under the channel lock,
+ * between two G stacks; that is safe because gmk's stacks never move.
+ */
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/kmalloc.h"
+#include "kernel/panic.h"
+#include "sched/hchan.h"
+
+/* Go's limits: element type at most 64 KiB, the buffer must fit. */
+#define CHAN_MAX_ELEM	(64u * 1024u)
+#define CHAN_MAX_BYTES	((size_t)1 << 30)
+/* The ring starts on a 16-byte boundary after the header. */
+#define CHAN_HDR	((sizeof(struct hchan) + 15) & ~(size_t)15)
+
+chan_t chan_make(size_t elem_size, size_t capacity)
+{
+	if (elem_size > CHAN_MAX_ELEM)
+		panic("makechan: invalid channel element type (%zu bytes)", elem_size);
+	if (capacity > UINT32_MAX ||
+	    (elem_size && capacity > CHAN_MAX_BYTES / elem_size))
+		panic("makechan: size out of range");
+	struct hchan *c = kmalloc(CHAN_HDR + elem_size * capacity);
+
+	spin_init(&c->lock, "chan");
+	c->elemsize = (uint32_t)elem_size;
+	c->dataqsiz = (uint32_t)capacity;
+	c->buf = (uint8_t *)c + CHAN_HDR;
+	return c;
+}
+
+void chan_free(chan_t c)
+{
+	if (!c)
+		return;
+	spin_lock(&c->lock);
+	bool busy = c->recvq.first || c->sendq.first;
+	spin_unlock(&c->lock);
+	if (busy)
+		panic("chan_free: a goroutine is still blocked on channel %p", (void *)c);
+	kfree(c);
+}
+
+size_t chan_len(chan_t c)
+{
+	return c ? atomic_load32(&c->qcount) : 0;
+}
+
+size_t chan_cap(chan_t c)
+{
+	return c ? c->dataqsiz : 0;
+}
+
+/* ---- wait queues ------------------------------------------------------ */
+
+void waitq_enqueue(struct waitq *q, struct sudog *sg)
+{
+	sg->next = NULL;
+	sg->prev = q->last;
+	if (q->last)
+		q->last->next = sg;
+	else
+		q->first = sg;
+	q->last = sg;
+}
+
+/*
+ * Take the first sudog that may still be woken. A sudog of a select is
+ * claimed by CAS on the select's done flag: the first channel to get there
+ * wins the G; the others just drop their sudog (the select dequeues the
+ * rest itself when it wakes, see waitq_remove). Go's waitq.dequeue.
+ */
+struct sudog *waitq_dequeue(struct waitq *q)
+{
+	for (;;) {
+		struct sudog *sg = q->first;
+		if (!sg)
+			return NULL;
+		struct sudog *y = sg->next;
+		if (!y) {
+			q->first = NULL;
+			q->last = NULL;
+		} else {
+			y->prev = NULL;
+			q->first = y;
+			sg->next = NULL;
+		}
+		if (sg->sel) {
+			/* seq-cst CAS: one winner among all the channels of
+			 * the select, whichever cores their wakers run on. */
+			if (!atomic_cas32(&sg->sel->done, 0, 1))
+				continue;
+			sg->sel->fired = sg;
+		}
+		return sg;
+	}
+}
+
+/* Unlink sg if it is still queued (Go's dequeueSudoG). A sudog that a
+ * waker already popped has prev == NULL and is not q->first. */
+void waitq_remove(struct waitq *q, struct sudog *sg)
+{
+	struct sudog *x = sg->prev, *y = sg->next;
+
+	if (x) {
+		if (y) {
+			x->next = y;
+			y->prev = x;
+			sg->next = NULL;
+		} else {
+			x->next = NULL;
+			q->last = x;
+		}
+		sg->prev = NULL;
+		return;
+	}
+	if (y) {
+		y->prev = NULL;
+		q->first = y;
+		sg->next = NULL;
+		return;
+	}
+	if (q->first == sg) {
+		q->first = NULL;
+		q->last = NULL;
+	}
+}
+
+/* ---- direct hand-off to a parked peer ---------------------------------- */
+
+void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
+		      void (*unlockf)(void *), void *arg)
+{
+	/* The receiver's slot is on its stack (or NULL: value discarded). */
+	if (sg->elem && c->elemsize)
+		memcpy(sg->elem, ep, c->elemsize);
+	sg->elem = NULL;
+	struct g *gp = sg->g;
+	unlockf(arg);
+	sg->success = true;
+	goready(gp);		/* publishes the copy: goready's CAS orders it */
+}
+
+void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+		      void (*unlockf)(void *), void *arg)
+{
+	if (c->dataqsiz == 0) {
+		/* Unbuffered: copy straight from the sender. */
+		if (ep && c->elemsize)
+			memcpy(ep, sg->elem, c->elemsize);
+	} else {
+		/*
+		 * The ring is full (a sender is parked). Take the head and
+		 * put the sender's value in the slot it frees, which becomes
+		 * the tail: both FIFO orders hold.
+		 */
+		void *slot = chanbuf(c, c->recvx);
+		if (ep && c->elemsize)
+			memcpy(ep, slot, c->elemsize);
+		if (c->elemsize)
+			memcpy(slot, sg->elem, c->elemsize);
+		if (++c->recvx == c->dataqsiz)
+			c->recvx = 0;
+		c->sendx = c->recvx;
+	}
+	sg->elem = NULL;
+	struct g *gp = sg->g;
+	unlockf(arg);
+	sg->success = true;
+	goready(gp);
+}
+
+static void unlock_chan(void *arg)
+{
+	spin_unlock(&((struct hchan *)arg)->lock);
+}
+
+/* ---- send ------------------------------------------------------------- */
+
+/* Would a send block now? Go's full(); the lock-free read is a snapshot. */
+static bool chan_full(struct hchan *c)
+{
+	if (c->dataqsiz == 0)
+		return *(struct sudog *volatile *)&c->recvq.first == NULL;
+	return atomic_load32(&c->qcount) == c->dataqsiz;
+}
+
+static bool chansend(struct hchan *c, const void *ep, bool block)
+{
+	if (!c) {
+		if (!block)
+			return false;
+		gopark(NULL, NULL, waitReasonChanSendNilChan);
+		panic("unreachable: woke from a send on a nil channel");
+	}
+	/* Fast path for a failing try-send, without the lock (Go's
+	 * reasoning: closed is read after full, and a channel never goes
+	 * from closed to open, so "not closed and full" was true at once). */
+	if (!block && !atomic_load32(&c->closed) && chan_full(c))
+		return false;
+
+	spin_lock(&c->lock);
+	if (c->closed) {
+		spin_unlock(&c->lock);
+		panic("send on closed channel");
+	}
+	struct sudog *sg = waitq_dequeue(&c->recvq);
+	if (sg) {
+		chan_send_direct(c, sg, ep, unlock_chan, c);
+		return true;
+	}
+	if (c->qcount < c->dataqsiz) {
+		if (c->elemsize)
+			memcpy(chanbuf(c, c->sendx), ep, c->elemsize);
+		if (++c->sendx == c->dataqsiz)
+			c->sendx = 0;
+		c->qcount++;
+		spin_unlock(&c->lock);
+		return true;
+	}
+	if (!block) {
+		spin_unlock(&c->lock);
+		return false;
+	}
+
+	struct sudog mysg = {
+		.g = getg(), .elem = (void *)ep, .c = c,
+	};
+	waitq_enqueue(&c->sendq, &mysg);
+	goparkunlock_spin(&c->lock, waitReasonChanSend);
+	/* Woken by a receiver (success) or by chan_close. */
+	if (!mysg.success)
+		panic("send on closed channel");
+	return true;
+}
+
+void chan_send(chan_t c, const void *elem)
+{
+	chansend(c, elem, true);
+}
+
+bool chan_trysend(chan_t c, const void *elem)
+{
+	return chansend(c, elem, false);
+}
+
+/* ---- receive ---------------------------------------------------------- */
+
+static bool chan_empty(struct hchan *c)
+{
+	if (c->dataqsiz == 0)
+		return *(struct sudog *volatile *)&c->sendq.first == NULL;
+	return atomic_load32(&c->qcount) == 0;
+}
+
+/* Returns whether it received or saw the close (Go's "selected");
+ * *received is false when the channel was closed and drained. */
+static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
+{
+	*received = false;
+	if (!c) {
+		if (!block)
+			return false;
+		gopark(NULL, NULL, waitReasonChanReceiveNilChan);
+		panic("unreachable: woke from a receive on a nil channel");
+	}
+	if (!block && chan_empty(c)) {
+		if (!atomic_load32(&c->closed))
+			return false;
+		/* Closed: re-check emptiness, a value may have been buffered
+		 * between the two loads (it must still be received first). */
+		if (chan_empty(c)) {
+			if (ep && c->elemsize)
+				memset(ep, 0, c->elemsize);
+			return true;
+		}
+	}
+
+	spin_lock(&c->lock);
+	if (c->closed) {
+		if (c->qcount == 0) {
+			spin_unlock(&c->lock);
+			if (ep && c->elemsize)
+				memset(ep, 0, c->elemsize);
+			return true;
+		}
+		/* Closed but values remain: drain them first. */
+	} else {
+		struct sudog *sg = waitq_dequeue(&c->sendq);
+		if (sg) {
+			chan_recv_direct(c, sg, ep, unlock_chan, c);
+			*received = true;
+			return true;
+		}
+	}
+	if (c->qcount > 0) {
+		void *slot = chanbuf(c, c->recvx);
+		if (ep && c->elemsize)
+			memcpy(ep, slot, c->elemsize);
+		if (c->elemsize)
+			memset(slot, 0, c->elemsize);
+		if (++c->recvx == c->dataqsiz)
+			c->recvx = 0;
+		c->qcount--;
+		spin_unlock(&c->lock);
+		*received = true;
+		return true;
+	}
+	if (!block) {
+		spin_unlock(&c->lock);
+		return false;
+	}
+
+	struct sudog mysg = { .g = getg(), .elem = ep, .c = c };
+	waitq_enqueue(&c->recvq, &mysg);
+	goparkunlock_spin(&c->lock, waitReasonChanReceive);
+	/* chan_close cleared our slot and left success false. */
+	*received = mysg.success;
+	return true;
+}
+
+bool chan_recv(chan_t c, void *elem)
+{
+	bool received;
+
+	chanrecv(c, elem, true, &received);
+	return received;
+}
+
+bool chan_tryrecv(chan_t c, void *elem, bool *ok)
+{
+	bool received;
+	bool selected = chanrecv(c, elem, false, &received);
+
+	if (ok)
+		*ok = received;
+	return selected;
+}
+
+/* ---- close ------------------------------------------------------------ */
+
+void chan_close(chan_t c)
+{
+	struct glist ready = { NULL, 0 };
+	struct sudog *sg;
+
+	if (!c)
+		panic("close of nil channel");
+	spin_lock(&c->lock);
+	if (c->closed) {
+		spin_unlock(&c->lock);
+		panic("close of closed channel");
+	}
+	atomic_store32(&c->closed, 1);
+
+	/* Every receiver gets a zero value and ok == false. */
+	while ((sg = waitq_dequeue(&c->recvq))) {
+		if (sg->elem && c->elemsize)
+			memset(sg->elem, 0, c->elemsize);
+		sg->elem = NULL;
+		sg->success = false;
+		glist_push(&ready, sg->g);
+	}
+	/* Every sender wakes up to panic in its own G. */
+	while ((sg = waitq_dequeue(&c->sendq))) {
+		sg->elem = NULL;
+		sg->success = false;
+		glist_push(&ready, sg->g);
+	}
+	spin_unlock(&c->lock);
+
+	/* Ready them after unlocking, so that they do not spin on the lock
+	 * at once. Their sudogs are not touched from here on. */
+	struct g *gp;
+	while ((gp = glist_pop(&ready)))
+		goready(gp);
+}

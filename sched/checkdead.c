@@ -1,0 +1,53 @@
+/*
+ * checkdead: when the last M goes idle, nothing can run again unless a
+ * timer readies a G (an idle core wakes for it: stopm). If no timer is
+ * pending and Gs are still parked, they wait for each other: a deadlock,
+ * reported as Go reports it, with the Gs and their wait reasons.
+ */
+#include <stdio.h>
+
+#include "kernel/atomic.h"
+#include "kernel/panic.h"
+#include "sched/schedimpl.h"
+
+/* At most this many parked Gs are listed one by one. */
+#define CHECKDEAD_LIST_MAX 16
+
+/* Caller holds sched.lock (called from mput). */
+void checkdead(void)
+{
+	if (sched.nmidle < sched.nprocs)
+		return;		/* some M still runs or looks for work */
+	/* A pending timer will wake a G (sleep, say): not dead (Go checks
+	 * every P's timer heap the same way). */
+	for (uint32_t i = 0; i < sched.nprocs; i++)
+		if (timers_len(allp[i]) != 0)
+			return;
+
+	uint32_t nwaiting = 0, nrunnable = 0, nrunning = 0;
+	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
+	for (struct g *it = gp; it; it = it->alllink) {
+		switch (readgstatus(it)) {
+		case _Gwaiting:	 nwaiting++; break;
+		case _Grunnable: nrunnable++; break;
+		case _Grunning:	 nrunning++; break;
+		}
+	}
+	if (nrunnable || nrunning)
+		panic("checkdead: every M is idle but %u Gs are runnable and "
+		      "%u running", nrunnable, nrunning);
+	if (nwaiting == 0)
+		panic("checkdead: no goroutines left (the main G exited?)");
+
+	uint32_t listed = 0;
+	for (struct g *it = gp; it && listed < CHECKDEAD_LIST_MAX; it = it->alllink)
+		if (readgstatus(it) == _Gwaiting) {
+			printf("goroutine %llu [%s]\n", (unsigned long long)it->goid,
+			       waitreason_string(it->waitreason));
+			listed++;
+		}
+	if (listed < nwaiting)
+		printf("... and %u more waiting goroutines\n", nwaiting - listed);
+	fatal("all goroutines are asleep - deadlock! (%u goroutines waiting)",
+	      nwaiting);
+}

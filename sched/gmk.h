@@ -1,0 +1,23 @@
+/*
+ * gmk.h: the one include for programs written against gmk the way one
+ * writes Go: goroutines, channels, select and sync.
+ *
+ *   go(fn, arg)                      start a goroutine (sched/sched.h)
+ *   gosched()                        yield
+ *   chan_make / chan_send / ...      channels and select (sched/chan.h)
+ *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
+ *
+ * A program is a function registered with PROGRAM(name, "about") and
+ * started with run=name on the kernel command line (kernel/kernel.h).
+ */
+#ifndef GMK_SCHED_GMK_H
+#define GMK_SCHED_GMK_H
+
+#include "kernel/kernel.h"
+#include "kernel/kmalloc.h"
+#include "kernel/time.h"
+#include "sched/chan.h"
+#include "sched/sched.h"
+#include "sched/sync.h"
+
+#endif

@@ -1,0 +1,187 @@
+/*
+ * Making Gs: newproc (go / go_stack), G records and their stacks, and the
+ * free lists that recycle both (per P, spilling to a global list).
+ *
+ * A G's stack comes from page_alloc with its lowest page unmapped: a
+ * guard page, so that an overflow faults at once and the fault handler
+ * can name the G (sched_fault_describe). Stacks stay with their G record
+ * when it dies and are reused with it; that is what makes a million short
+ * Gs cheap.
+ */
+#include <stdio.h>
+
+#include "kernel/atomic.h"
+#include "kernel/kmalloc.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/preempt.h"
+#include "sched/schedimpl.h"
+
+/* Per-P free G cache: at GFREE_LOCAL_MAX, move Gs to the global list until
+ * GFREE_LOCAL_KEEP remain; an empty P refills with up to GFREE_LOCAL_KEEP
+ * (Go's gfput / gfget: 64 and 32). */
+#define GFREE_LOCAL_MAX  64
+#define GFREE_LOCAL_KEEP 32
+
+/* Pages for a stack of `bytes` plus its guard page, rounded up to a power
+ * of two because the page allocator hands out buddy blocks: the rest of
+ * the block becomes stack too rather than being wasted. */
+static size_t stack_npages(size_t bytes)
+{
+	size_t need = (bytes + PAGE_SIZE - 1) / PAGE_SIZE + 1;
+	size_t n = 1;
+	while (n < need)
+		n <<= 1;
+	return n;
+}
+
+static void stackalloc(struct g *gp, size_t bytes)
+{
+	size_t npages = stack_npages(bytes);
+	uintptr_t base = (uintptr_t)page_alloc(npages);
+	arch_unmap_page(base);			/* the guard page */
+	gp->stack_alloc = base;
+	gp->stack_npages = npages;
+	gp->stack_lo = base + PAGE_SIZE;
+	gp->stack_hi = base + npages * PAGE_SIZE;
+}
+
+static void stackfree(struct g *gp)
+{
+	if (!gp->stack_alloc)
+		return;
+	arch_map_page(gp->stack_alloc);
+	page_free((void *)gp->stack_alloc, gp->stack_npages);
+	gp->stack_alloc = gp->stack_lo = gp->stack_hi = 0;
+	gp->stack_npages = 0;
+}
+
+/* allgadd: every G record ever made, for checkdead and the fault handler.
+ * Records are never freed, so readers without the lock can walk the list
+ * from a head read with load-acquire. */
+static void allgadd(struct g *gp)
+{
+	spin_lock(&sched.allglock);
+	gp->alllink = sched.allgs;
+	atomic_storeuintptr((volatile uintptr_t *)&sched.allgs, (uintptr_t)gp);	/* release */
+	sched.allglen++;
+	spin_unlock(&sched.allglock);
+}
+
+/* gfput: a dead G onto pp's free list (owner only). */
+void gfput(struct p *pp, struct g *gp)
+{
+	if (readgstatus(gp) != _Gdead)
+		panic("gfput: goroutine %llu not dead", (unsigned long long)gp->goid);
+	glist_push(&pp->gfree, gp);
+	if (pp->gfree.size < GFREE_LOCAL_MAX)
+		return;
+	spin_lock(&sched.gfree_lock);
+	while (pp->gfree.size > GFREE_LOCAL_KEEP)
+		glist_push(&sched.gfree, glist_pop(&pp->gfree));
+	spin_unlock(&sched.gfree_lock);
+}
+
+/* gfget: a dead G with a stack of at least `bytes`, or NULL. */
+static struct g *gfget(struct p *pp, size_t bytes)
+{
+	if (glist_empty(&pp->gfree) &&
+	    __atomic_load_n(&sched.gfree.head, __ATOMIC_RELAXED) != NULL) {
+		spin_lock(&sched.gfree_lock);
+		while (pp->gfree.size < GFREE_LOCAL_KEEP && !glist_empty(&sched.gfree))
+			glist_push(&pp->gfree, glist_pop(&sched.gfree));
+		spin_unlock(&sched.gfree_lock);
+	}
+	struct g *gp = glist_pop(&pp->gfree);
+	if (gp && gp->stack_hi - gp->stack_lo < bytes) {
+		/* Too small for this request: give the stack back, keep
+		 * the record. */
+		stackfree(gp);
+		stackalloc(gp, bytes);
+	}
+	return gp;
+}
+
+/* The first function of every G: run its entry, then exit. */
+static void gstart(void)
+{
+	struct g *gp = getg();
+	gp->entry(gp->arg);
+	goexit();
+}
+
+/*
+ * newproc1: a runnable G that will run fn(arg) on a fresh stack of at
+ * least stack_bytes. The caller queues it.
+ */
+struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
+{
+	if (stack_bytes <= 0)
+		panic("go_stack: stack size %ld is not positive", stack_bytes);
+	if (fn == NULL)
+		panic("go: nil function");
+	struct m *mp = getm();
+	struct g *newg = gfget(mp->p, (size_t)stack_bytes);
+	if (!newg) {
+		newg = kmalloc(sizeof *newg);
+		stackalloc(newg, (size_t)stack_bytes);
+		casgstatus(newg, _Gidle, _Gdead);
+		allgadd(newg);
+	}
+	newg->entry = fn;
+	newg->arg = arg;
+	newg->preempt = 0;
+	newg->waitreason = 0;
+	newg->stack_bytes = (uint32_t)stack_bytes;
+	gobuf_init(&newg->sched, newg->stack_hi, gstart, newg);
+	newg->goid = atomic_xadd64(&sched.goidgen, 1);
+	casgstatus(newg, _Gdead, _Grunnable);
+	return newg;
+}
+
+/*
+ * go_stack / go (Go's newproc): the new G goes to this P's runnext, so it
+ * runs soon and on this core's cache (the creator's G will usually block
+ * or finish first); the G it displaces keeps its place in the queue. Then
+ * wakep, so an idle core comes to steal if there is more to do.
+ */
+uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
+{
+	/* Preemption off: newproc1's free list and runqput are "this P's",
+	 * used as its owner; a G preempted halfway would resume elsewhere. */
+	preempt_disable();
+	struct g *newg = newproc1(fn, arg, stack_bytes);
+	uint64_t id = newg->goid;	/* newg may run and exit at once */
+	runqput(getm()->p, newg, true);
+	if (atomic_load32(&mainstarted))
+		wakep();
+	preempt_enable();
+	return id;
+}
+
+uint64_t go(void (*fn)(void *), void *arg)
+{
+	return go_stack(fn, arg, G_STACK_DEFAULT);
+}
+
+/*
+ * The fault handler's question: is addr in a G's guard page? Walks allgs
+ * without the lock (records are never freed; the head is published with
+ * store-release), since the faulting core may hold any lock.
+ */
+const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len)
+{
+	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
+	for (; gp; gp = gp->alllink) {
+		uintptr_t guard = gp->stack_alloc;
+		if (guard && addr >= guard && addr < guard + PAGE_SIZE) {
+			snprintf(buf, len, "goroutine %llu: stack overflow "
+				 "(stack 0x%lx-0x%lx)",
+				 (unsigned long long)gp->goid,
+				 (unsigned long)gp->stack_lo,
+				 (unsigned long)gp->stack_hi);
+			return buf;
+		}
+	}
+	return NULL;
+}

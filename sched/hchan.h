@@ -1,0 +1,51 @@
+/*
+ * The channel object and the pieces chan.c shares with select.c (Go's
+ * hchan, waitq, send, recv). Internal to sched/; programs use sched/chan.h.
+ */
+#ifndef GMK_SCHED_HCHAN_H
+#define GMK_SCHED_HCHAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/spinlock.h"
+#include "sched/chan.h"
+#include "sched/sudog.h"
+
+/*
+ * Everything below `lock` is protected by it. qcount and closed are also
+ * read without it by the non-blocking fast paths and chan_len (volatile,
+ * single loads); as in Go, a stale value there only makes a try-operation
+ * report "not ready" at an instant when that was also true.
+ */
+struct hchan {
+	struct spinlock lock;
+	volatile uint32_t qcount;	/* values in the ring */
+	uint32_t dataqsiz;		/* ring slots (capacity) */
+	uint32_t elemsize;
+	volatile uint32_t closed;
+	uint32_t sendx;			/* next slot to fill */
+	uint32_t recvx;			/* next slot to empty */
+	struct waitq recvq;		/* blocked receivers, FIFO */
+	struct waitq sendq;		/* blocked senders, FIFO */
+	uint8_t *buf;			/* dataqsiz * elemsize bytes */
+};
+
+static inline void *chanbuf(struct hchan *c, uint32_t i)
+{
+	return c->buf + (size_t)i * c->elemsize;
+}
+
+void waitq_enqueue(struct waitq *q, struct sudog *sg);
+struct sudog *waitq_dequeue(struct waitq *q);
+void waitq_remove(struct waitq *q, struct sudog *sg);
+
+/* Hand a value to / take one from a parked peer found in c's queue;
+ * both unlock c (the caller took its lock) before readying the peer. */
+void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
+		      void (*unlockf)(void *), void *arg);
+void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+		      void (*unlockf)(void *), void *arg);
+
+#endif

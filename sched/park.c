@@ -1,0 +1,106 @@
+/*
+ * Blocking and waking, and giving up the core: gopark/goready (the only
+ * way a G blocks and is woken), gosched and goexit. Each switches to g0
+ * with mcall; the *_m half runs there, requeues or parks the G, and
+ * schedules.
+ */
+#include "kernel/atomic.h"
+#include "kernel/panic.h"
+#include "kernel/preempt.h"
+#include "kernel/spinlock.h"
+#include "sched/schedimpl.h"
+
+static void park_m(struct g *gp)
+{
+	struct m *mp = getm();
+	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
+	casgstatus(gp, _Grunning, _Gwaiting);
+	dropg();
+	bool (*fn)(struct g *, void *) = mp->waitunlockf;
+	if (fn) {
+		void *lock = mp->waitlock;
+		mp->waitunlockf = NULL;
+		mp->waitlock = NULL;
+		/* Runs after gp is _Gwaiting and its context saved, so a
+		 * goready on another core as soon as the lock drops is safe. */
+		if (!fn(gp, lock)) {
+			casgstatus(gp, _Gwaiting, _Grunnable);
+			execute(gp, true);	/* the same slice: never left */
+		}
+	}
+	schedule();
+}
+
+void gopark(bool (*unlockf)(struct g *, void *), void *lock,
+	    enum waitreason reason)
+{
+	struct g *gp = getg();
+	/* Preemption off until park_m: a G preempted here would resume on
+	 * another M, whose park_m would not find these fields. */
+	preempt_disable();
+	struct m *mp = gp->m;
+	if (gp == mp->g0)
+		panic("gopark on g0");
+	if (readgstatus(gp) != _Grunning)
+		panic("gopark: goroutine %llu is not running",
+		      (unsigned long long)gp->goid);
+	mp->waitunlockf = unlockf;
+	mp->waitlock = lock;
+	gp->waitreason = reason;
+	mcall(park_m);
+}
+
+/*
+ * goready: make the parked gp runnable, next on this P (runnext), so that
+ * a hand-off (a channel send waking a receiver, say) runs at once and on a
+ * warm cache; the G displaced from runnext keeps its place in the queue.
+ */
+void goready(struct g *gp)
+{
+	uint32_t st = readgstatus(gp);
+	if (st != _Gwaiting)
+		panic("goready: goroutine %llu is %s, not waiting",
+		      (unsigned long long)gp->goid, gstatus_string(st));
+	/* Preemption off: runqput works on "this P" as its owner. */
+	preempt_disable();
+	casgstatus(gp, _Gwaiting, _Grunnable);
+	runqput(getm()->p, gp, true);
+	wakep();
+	preempt_enable();
+}
+
+/* gosched: to the global queue (Go's goschedImpl), so that the G lets
+ * every P's work go first rather than just its own P's. */
+static void gosched_m(struct g *gp)
+{
+	casgstatus(gp, _Grunning, _Grunnable);
+	dropg();
+	spin_lock(&sched.lock);
+	globrunqput(gp);
+	spin_unlock(&sched.lock);
+	wakep();
+	schedule();
+}
+
+void gosched(void)
+{
+	mcall(gosched_m);
+}
+
+static void goexit0(struct g *gp)
+{
+	struct m *mp = getm();
+	casgstatus(gp, _Grunning, _Gdead);
+	dropg();
+	gp->entry = NULL;
+	gp->arg = NULL;
+	gp->waitreason = 0;
+	gfput(mp->p, gp);
+	schedule();
+}
+
+void goexit(void)
+{
+	mcall(goexit0);
+	__builtin_unreachable();
+}

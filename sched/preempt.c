@@ -1,0 +1,200 @@
+/*
+ * Preemption: the per-core tick that replaces Go's sysmon retake, and the
+ * two ways a G is switched out against its will.
+ *
+ * The tick. Each core's timer interrupt looks at its own P only (no
+ * locks, no other core's state). execute stamps p->schedwhen when a new
+ * slice begins (a G not run from runnext, which bumps schedtick); a G
+ * that has held the P for a whole slice since then is preempted (Go:
+ * forcePreemptNS, 10 ms; `slice=` on the command line). A runnext chain
+ * (a ping-pong pair) shares one slice, so it cannot starve its queue.
+ * The tick also preempts when one of the P's timers is due: the
+ * scheduler, which fires them, must get the core back.
+ *
+ * Tickless: the tick is not periodic. While a G runs, the core's timer is
+ * set for the end of the slice or the P's next timer, whichever is first
+ * (timer_set_deadline); an idle core sets it for its next timer only
+ * (stopm, proc.c), or not at all.
+ *
+ * The switch, two ways (Go: asyncPreempt and the stack-guard check):
+ *   - at interrupt exit, wherever the G is (preempt_async): the trap
+ *     frame, the full register state with FP/SIMD, is copied onto the G's
+ *     stack and its gobuf made to resume through arch_preempt_resume,
+ *     which restores the frame and returns into the interrupted
+ *     instruction. The core leaves the interrupt for g0 and requeues the
+ *     G on the global queue (gopreempt_m).
+ *   - at a safe point: when the G cannot be switched where it is (its
+ *     core's preempt-off count is raised: a spinlock, scheduler state in
+ *     hand; or it is inside the switch code), the tick only sets
+ *     g->preempt and cpu->resched, and the G switches itself out when the
+ *     count drops to zero (preempt_safepoint, via kernel/preempt.h).
+ */
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/ipi.h"
+#include "kernel/kernel.h"
+#include "kernel/panic.h"
+#include "kernel/preempt.h"
+#include "kernel/time.h"
+#include "kernel/trap.h"
+#include "sched/schedimpl.h"
+
+/* Stack a preempted G must keep free below its frame copy: the copy is
+ * restored by code that uses no stack, so this is only a safety margin. */
+#define PREEMPT_STACK_MARGIN	256
+/* When a G could not be switched at the tick, look again this soon (it
+ * normally switches itself at its next safe point before that). */
+#define PREEMPT_RETRY_NS	(1 * NSEC_PER_MSEC)
+
+static volatile uint64_t slice_override_ns;
+
+uint64_t sched_slice_ns(void)
+{
+	uint64_t s = atomic_load64(&slice_override_ns);
+	if (s)
+		return s;
+	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
+}
+
+uint64_t sched_set_slice(uint64_t ns)
+{
+	return atomic_xchg64(&slice_override_ns, ns);
+}
+
+/* Go's gopreempt_m / goschedImpl: the preempted G goes to the global
+ * queue, behind everything else, so that every P's work gets a turn. */
+static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
+{
+	casgstatus(gp, _Grunning, _Grunnable);
+	dropg();
+	spin_lock(&sched.lock);
+	globrunqput(gp);
+	spin_unlock(&sched.lock);
+	wakep();
+	schedule();
+}
+
+/* On g0 after arch_irq_leave_to: the G's context is in its frame copy. */
+static void gopreempt_async(void *arg)
+{
+	gopreempt_m(arg);
+}
+
+/* On g0 after mcall from a safe point. */
+static void gopreempt_safe(struct g *gp)
+{
+	getm()->p->npreemptsafe++;
+	gopreempt_m(gp);
+}
+
+/*
+ * Switch gp out from the timer interrupt, now. Returns only when gp
+ * cannot be switched here, leaving everything as it was.
+ */
+static void preempt_async(struct trapframe *tf, struct cpu *c, struct m *mp,
+			  struct p *pp, struct g *gp)
+{
+	if (c->preempt_off != 0 || !arch_frame_preemptible(tf))
+		return;
+	if (readgstatus(gp) != _Grunning)
+		return;
+	uintptr_t sp = arch_preempt_push_frame(tf, gp->stack_lo + PREEMPT_STACK_MARGIN);
+	if (sp == 0)
+		return;
+	gp->sched.sp = sp;
+	gp->sched.pc = (uintptr_t)arch_preempt_resume;
+	gp->sched.g = gp;
+	pp->npreempt++;
+	arch_irq_leave_to(mp->g0->sched.sp, mp->g0, gopreempt_async, gp);
+}
+
+/* This core's next tick while it runs a G on pp: the end of the slice or
+ * pp's next timer, whichever comes first. */
+static uint64_t tick_deadline(struct p *pp, uint64_t slice)
+{
+	uint64_t next = pp->schedwhen + slice;
+	uint64_t w = timers_when0(pp);
+	if (w && w < next)
+		next = w;
+	return next;
+}
+
+/* execute: make sure this core's timer fires by the end of the new
+ * slice (after tickless idle it may be armed for much later, or not). */
+void tick_arm_for_slice(struct p *pp)
+{
+	struct cpu *c = this_cpu();
+	uint64_t next = tick_deadline(pp, sched_slice_ns());
+	uint64_t d = c->timer_deadline_ns;
+	if (d == 0 || d > next)
+		timer_set_deadline(next);
+}
+
+/* sched_tick_hook: every core's timer interrupt (kernel/time.c). */
+static void tick(struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+	struct m *mp = c->m;
+	struct p *pp = mp ? mp->p : NULL;
+	if (!pp || pp->m != mp)
+		return;		/* idle: stopm sets the timer (proc.c) */
+	uint64_t now = nanotime();
+	uint64_t slice = sched_slice_ns();
+	struct g *gp = mp->curg;
+	if (!gp || arch_getg() != gp) {
+		/* The scheduler is running on g0; the G it starts gets the
+		 * slice from about now. */
+		timer_set_deadline(now + slice);
+		return;
+	}
+	uint64_t w = timers_when0(pp);
+	bool expired = now - pp->schedwhen >= slice;
+	bool timers_due = w != 0 && w <= now;
+	if (!expired && !timers_due) {
+		timer_set_deadline(tick_deadline(pp, slice));
+		return;
+	}
+	/* No deadline is armed now (the interrupt consumed it): the next
+	 * G's execute arms one for its slice. */
+	preempt_async(tf, c, mp, pp, gp);
+	/* Not here: at the G's next safe point. Look again soon in case
+	 * it has none for a while (it is in the switch code, say). */
+	gp->preempt = 1;
+	c->resched = 1;
+	timer_set_deadline(now + (slice < PREEMPT_RETRY_NS ? slice : PREEMPT_RETRY_NS));
+}
+
+/* preempt_safepoint_hook: a G's preempt-off count dropped to zero with
+ * interrupts on, and the tick had asked for a switch meanwhile. */
+static void preempt_safepoint(void)
+{
+	struct g *gp = getg();
+	if (gp == gp->m->g0 || !gp->preempt)
+		return;		/* the scheduler: it switches anyway */
+	gp->preempt = 0;
+	mcall(gopreempt_safe);
+}
+
+/*
+ * IPI_WAKE: someone gave this core's P an earlier timer (timers_notify,
+ * timer.c) or work to look at. An idle core just leaves its wfi/hlt
+ * (stopm recomputes); a busy one re-arms its tick for the new deadline.
+ */
+static void ipi_wake(void)
+{
+	struct cpu *c = this_cpu();
+	struct m *mp = c->m;
+	struct p *pp = mp ? mp->p : NULL;
+	if (!pp || pp->m != mp || !mp->curg)
+		return;
+	uint64_t next = tick_deadline(pp, sched_slice_ns());
+	if (c->timer_deadline_ns == 0 || next < c->timer_deadline_ns)
+		timer_set_deadline(next);
+}
+
+void preempt_init(void)
+{
+	preempt_safepoint_hook = preempt_safepoint;
+	ipi_wake_hook = ipi_wake;
+	sched_tick_hook = tick;
+}

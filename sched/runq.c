@@ -1,0 +1,302 @@
+/*
+ * The per-P local run queue, as in Go's proc.go (runqput .. runqsteal).
+ *
+ * A ring of RUNQ_SIZE G pointers with free-running 32-bit indices: the
+ * queue holds runq[head % RUNQ_SIZE] .. runq[(tail-1) % RUNQ_SIZE].
+ *
+ *   - Only the P's owner writes runqtail and the ring slots at or after it.
+ *     It may read runqtail plainly (nobody else writes it) and reads
+ *     runqhead with load-acquire, so that slots a consumer has finished
+ *     reading are not overwritten before that consumer's CAS.
+ *   - The owner publishes new slots with a store-release of runqtail.
+ *   - Anyone (owner or thief) consumes by reading the slots and then
+ *     committing with a CAS-release of runqhead; a failed CAS discards what
+ *     was read, which may by then have been overwritten.
+ *   - runnext is one extra slot changed only by CAS, so that the owner and
+ *     thieves agree on who took the G in it.
+ */
+#include "kernel/atomic.h"
+#include "kernel/panic.h"
+#include "kernel/time.h"
+#include "sched/sched.h"
+
+/*
+ * Ring slots are read by thieves while the owner may be overwriting them
+ * (a thief whose CAS then fails throws the value away). Go reads them
+ * plainly; in C that is a data race unless both sides are atomic, so they
+ * are relaxed atomics: a plain ldr/str (mov) on both arches, ordered by the
+ * acquire/release on runqhead/runqtail around them, and visible as atomic
+ * to ThreadSanitizer in the host tests.
+ */
+#define SLOT_LOAD(slot)		__atomic_load_n((slot), __ATOMIC_RELAXED)
+#define SLOT_STORE(slot, gp)	__atomic_store_n((slot), (gp), __ATOMIC_RELAXED)
+
+/* Before stealing a running P's runnext, wait this long: the owner most
+ * likely just readied that G and is about to schedule it (Go: usleep(3)). */
+#define RUNQ_STEAL_RUNNEXT_BACKOFF_NS (3 * NSEC_PER_USEC)
+
+static inline struct g *slot(struct g **ring, uint32_t i)
+{
+	return SLOT_LOAD(&ring[i % RUNQ_SIZE]);
+}
+
+static inline void set_slot(struct g **ring, uint32_t i, struct g *gp)
+{
+	SLOT_STORE(&ring[i % RUNQ_SIZE], gp);
+}
+
+/*
+ * runqput tries to put gp on pp's local run queue. With next, gp goes to
+ * runnext and the G it displaces goes to the tail. A full ring moves half
+ * of itself plus gp to the global queue. Owner only.
+ *
+ * gmk departs from Go in one place: Go ignores `next` when the runtime has
+ * no sysmon, because then nothing bounds a runnext chain's shared slice.
+ * gmk's per-core tick plays sysmon's part, so next is always honoured.
+ */
+void runqput(struct p *pp, struct g *gp, bool next)
+{
+	if (next) {
+		uintptr_t oldnext;
+		/* CAS, not a store: a thief may be taking runnext right now. */
+		do {
+			oldnext = atomic_loaduintptr(&pp->runnext);
+		} while (!atomic_casuintptr(&pp->runnext, oldnext, (uintptr_t)gp));
+		if (oldnext == 0)
+			return;
+		/* Kick the old runnext out to the regular run queue. */
+		gp = (struct g *)oldnext;
+	}
+
+	for (;;) {
+		/* load-acquire, synchronize with consumers */
+		uint32_t h = atomic_load32(&pp->runqhead);
+		uint32_t t = pp->runqtail;
+		if (t - h < RUNQ_SIZE) {
+			set_slot(pp->runq, t, gp);
+			/* store-release, makes the slot available to consumers */
+			atomic_store32(&pp->runqtail, t + 1);
+			return;
+		}
+		if (runqputslow(pp, gp, h, t))
+			return;
+		/* The queue is not full any more: a thief took some; retry. */
+	}
+}
+
+/*
+ * runqputslow moves gp and half of the full local queue to the global
+ * queue in one batch, so that the lock is taken once. Owner only.
+ */
+bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t)
+{
+	struct g *batch[RUNQ_SIZE / 2 + 1];
+	uint32_t n = (t - h) / 2;
+
+	if (n != RUNQ_SIZE / 2)
+		panic("runqputslow: queue is not full (%u of %u)", t - h,
+		      RUNQ_SIZE);
+	for (uint32_t i = 0; i < n; i++)
+		batch[i] = slot(pp->runq, h + i);
+	/* cas-release, commits consume */
+	if (!atomic_casrel32(&pp->runqhead, h, h + n))
+		return false;
+	batch[n] = gp;
+
+	struct gqueue q = { 0 };
+	for (uint32_t i = 0; i <= n; i++)
+		gqueue_pushback(&q, batch[i]);
+
+	spin_lock(&sched.lock);
+	globrunqputbatch(&q);
+	spin_unlock(&sched.lock);
+	return true;
+}
+
+/*
+ * runqputbatch puts the Gs of q on the local queue; what does not fit goes
+ * to the global queue. q is empty afterwards. Owner only.
+ */
+void runqputbatch(struct p *pp, struct gqueue *q)
+{
+	if (gqueue_empty(q))
+		return;
+	/* load-acquire, synchronize with consumers */
+	uint32_t h = atomic_load32(&pp->runqhead);
+	uint32_t t = pp->runqtail;
+	while (!gqueue_empty(q) && t - h < RUNQ_SIZE) {
+		set_slot(pp->runq, t, gqueue_pop(q));
+		t++;
+	}
+	/* store-release, makes the items available to consumers */
+	atomic_store32(&pp->runqtail, t);
+
+	if (!gqueue_empty(q)) {
+		spin_lock(&sched.lock);
+		globrunqputbatch(q);
+		spin_unlock(&sched.lock);
+	}
+}
+
+/*
+ * runqget takes a G from pp's local queue: runnext first, then the head.
+ * *inherit_time (if not NULL) says whether the G should inherit the rest of
+ * the current time slice (runnext) or start a new one. Owner only.
+ */
+struct g *runqget(struct p *pp, bool *inherit_time)
+{
+	/* A plain read in Go; a load-acquire here so that the C memory model
+	 * (and TSAN) agree it races only with other atomics. */
+	uintptr_t next = atomic_loaduintptr(&pp->runnext);
+	/* If runnext is nonzero and the CAS fails, a thief took it; runnext
+	 * can only become nonzero again through the owner, which is us. */
+	if (next != 0 && atomic_casuintptr(&pp->runnext, next, 0)) {
+		if (inherit_time)
+			*inherit_time = true;
+		return (struct g *)next;
+	}
+
+	for (;;) {
+		/* load-acquire, synchronize with other consumers */
+		uint32_t h = atomic_load32(&pp->runqhead);
+		uint32_t t = pp->runqtail;
+		if (t == h) {
+			if (inherit_time)
+				*inherit_time = false;
+			return NULL;
+		}
+		struct g *gp = slot(pp->runq, h);
+		/* cas-release, commits consume */
+		if (atomic_casrel32(&pp->runqhead, h, h + 1)) {
+			if (inherit_time)
+				*inherit_time = false;
+			return gp;
+		}
+	}
+}
+
+/*
+ * runqdrain takes every G from pp's local queue (runnext included) and
+ * appends them to out. Owner only: nobody else can add Gs meanwhile.
+ */
+void runqdrain(struct p *pp, struct gqueue *out)
+{
+	uintptr_t oldnext = atomic_loaduintptr(&pp->runnext);
+	while (oldnext != 0 && !atomic_casuintptr(&pp->runnext, oldnext, 0))
+		oldnext = atomic_loaduintptr(&pp->runnext);
+	if (oldnext != 0)
+		gqueue_pushback(out, (struct g *)oldnext);
+
+	for (;;) {
+		/* load-acquire, synchronize with other consumers */
+		uint32_t h = atomic_load32(&pp->runqhead);
+		uint32_t t = pp->runqtail;
+		uint32_t qn = t - h;
+		if (qn == 0)
+			return;
+		if (qn > RUNQ_SIZE)	/* read inconsistent h and t */
+			continue;
+		/*
+		 * Commit first, then read the slots (Go does the same): pushing
+		 * a G writes its schedlink, which must wait until the G is
+		 * ours and no thief can take it any more. The owner is the only
+		 * producer, so nobody overwrites the slots meanwhile.
+		 */
+		/* cas-release, commits consume */
+		if (!atomic_casrel32(&pp->runqhead, h, h + qn))
+			continue;
+		for (uint32_t i = 0; i < qn; i++)
+			gqueue_pushback(out, slot(pp->runq, h + i));
+		return;
+	}
+}
+
+/*
+ * runqgrab copies a batch of Gs from pp's queue into the ring `batch`
+ * starting at batch_head (mod RUNQ_SIZE) and returns how many. Half of the
+ * queue, rounded up; runnext only if the ring is empty and steal_runnext.
+ * Any core may call it.
+ */
+uint32_t runqgrab(struct p *pp, struct g **batch, uint32_t batch_head,
+		  bool steal_runnext)
+{
+	for (;;) {
+		/* load-acquire, synchronize with other consumers */
+		uint32_t h = atomic_load32(&pp->runqhead);
+		/* load-acquire, synchronize with the producer */
+		uint32_t t = atomic_load32(&pp->runqtail);
+		uint32_t n = t - h;
+		n = n - n / 2;
+		if (n == 0) {
+			if (!steal_runnext)
+				return 0;
+			uintptr_t next = atomic_loaduintptr(&pp->runnext);
+			if (next == 0)
+				return 0;
+			if (atomic_load32(&pp->status) == _Prunning) {
+				/*
+				 * pp is running and its G most likely just
+				 * readied this one and is about to block or
+				 * exit, after which pp runs it at once. Stealing
+				 * it now would bounce it between cores. Wait a
+				 * moment and see whether it is still there.
+				 */
+				delay_ns(RUNQ_STEAL_RUNNEXT_BACKOFF_NS);
+			}
+			if (!atomic_casuintptr(&pp->runnext, next, 0))
+				continue;
+			set_slot(batch, batch_head, (struct g *)next);
+			return 1;
+		}
+		/* h and t were read at different times: inconsistent (more
+		 * than the ring holds). Read again. */
+		if (n > RUNQ_SIZE / 2)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			set_slot(batch, batch_head + i, slot(pp->runq, h + i));
+		/* cas-release, commits consume */
+		if (atomic_casrel32(&pp->runqhead, h, h + n))
+			return n;
+	}
+}
+
+/*
+ * runqsteal moves half of p2's queue into pp's and returns one of the Gs
+ * (the last one grabbed), or NULL. Called by pp's owner.
+ */
+struct g *runqsteal(struct p *pp, struct p *p2, bool steal_runnext)
+{
+	uint32_t t = pp->runqtail;
+	uint32_t n = runqgrab(p2, pp->runq, t, steal_runnext);
+	if (n == 0)
+		return NULL;
+	n--;
+	struct g *gp = slot(pp->runq, t + n);
+	if (n == 0)
+		return gp;
+	/* load-acquire, synchronize with consumers */
+	uint32_t h = atomic_load32(&pp->runqhead);
+	if (t - h + n >= RUNQ_SIZE)
+		panic("runqsteal: runq overflow");
+	/* store-release, makes the item available for consumption */
+	atomic_store32(&pp->runqtail, t + n);
+	return gp;
+}
+
+/*
+ * runqempty reports whether pp has no G on its local queue. It never says
+ * "empty" while a G moves from runnext to the ring: with G1 in runnext and
+ * head == tail, runqput(next) may kick G1 into the ring and runqget empty
+ * runnext between our reads of head/tail and of runnext. Re-reading tail
+ * after runnext detects that the ring changed meanwhile.
+ */
+bool runqempty(struct p *pp)
+{
+	for (;;) {
+		uint32_t head = atomic_load32(&pp->runqhead);
+		uint32_t tail = atomic_load32(&pp->runqtail);
+		uintptr_t runnext = atomic_loaduintptr(&pp->runnext);
+		if (tail == atomic_load32(&pp->runqtail))
+			return head == tail && runnext == 0;
+	}
+}

@@ -1,0 +1,182 @@
+/*
+ * The scheduler's data structures, named as in Go's runtime2.go:
+ *
+ *   struct g       a goroutine: its saved context, stack and state
+ *   struct m       a machine: here one per core, running on that core's g0
+ *   struct p       a processor: the right to run Gs, and a local run queue
+ *   struct schedt  the global scheduler state (`sched`)
+ *
+ * Contract kept for the host tests (tests/host/): a zero-filled struct p is
+ * a valid empty P and a zero-filled struct g a valid G record for the run
+ * queue functions.
+ */
+#ifndef GMK_SCHED_RUNTIME2_H
+#define GMK_SCHED_RUNTIME2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/cpu.h"
+#include "kernel/gobuf.h"
+#include "kernel/spinlock.h"
+#include "sched/gqueue.h"
+#include "sched/timer.h"
+
+/* Slots in a P's local run queue ring. A power of two, so that the free-
+ * running head and tail indices wrap correctly modulo the ring. */
+#define RUNQ_SIZE 256u
+_Static_assert((RUNQ_SIZE & (RUNQ_SIZE - 1)) == 0, "RUNQ_SIZE power of two");
+
+/* G status (g->atomicstatus). A zero-filled G is _Gidle. */
+enum {
+	_Gidle = 0,	/* just allocated, not yet initialised */
+	_Grunnable,	/* on a run queue, not running */
+	_Grunning,	/* running on an M, owns its stack */
+	_Gwaiting,	/* parked by gopark; goready makes it runnable */
+	_Gdead,		/* exited, on a free list, stack kept for reuse */
+};
+
+/* P status. A zero-filled P is _Pidle. */
+enum {
+	_Pidle = 0,	/* on the idle list or being set up */
+	_Prunning,	/* owned by an M that runs Gs or the scheduler */
+};
+
+/* Why a G is parked (g->waitreason); printed by checkdead and traces. */
+enum waitreason {
+	waitReasonZero = 0,
+	waitReasonGoSleep,		/* test and program code parking itself */
+	waitReasonChanReceive,
+	waitReasonChanSend,
+	waitReasonSelect,
+	waitReasonSyncMutexLock,
+	waitReasonSyncWaitGroupWait,
+	waitReasonSemacquire,
+	waitReasonSleep,
+	waitReasonTest,
+	/* Added for channels, select and sync (issue 5). */
+	waitReasonChanReceiveNilChan,	/* "chan receive (nil chan)" */
+	waitReasonChanSendNilChan,	/* "chan send (nil chan)" */
+	waitReasonSelectNoCases,	/* "select (no cases)" */
+	waitReasonSyncCondWait,		/* "sync.Cond.Wait" */
+	waitReasonSyncRWMutexRLock,	/* "sync.RWMutex.RLock" */
+	waitReasonSyncRWMutexLock,	/* "sync.RWMutex.Lock" */
+	waitReasonCount
+};
+const char *waitreason_string(uint32_t r);
+
+struct m;
+struct p;
+
+struct g {
+	struct gobuf sched;		/* saved context while not running */
+	struct m *m;			/* M running it (set by execute); g0: its M */
+	uintptr_t stack_lo;		/* usable stack is [stack_lo, stack_hi) */
+	uintptr_t stack_hi;
+	uintptr_t stack_alloc;		/* page_alloc base: guard page first */
+	size_t stack_npages;		/* pages at stack_alloc, guard included */
+	volatile uint32_t atomicstatus;	/* _G*; changed with casgstatus */
+	uint32_t waitreason;		/* enum waitreason while _Gwaiting */
+	uint64_t goid;			/* 1 = the main G; 0 = g0 or unused */
+	struct g *schedlink;		/* link in a gQueue/gList */
+	struct g *alllink;		/* link in sched.allgs (never unlinked) */
+	void (*entry)(void *);		/* go(fn, arg) */
+	void *arg;
+	volatile uint32_t preempt;	/* preemption requested (issue 4) */
+	uint32_t stack_bytes;		/* requested usable stack size */
+};
+
+struct m {
+	struct g *g0;			/* first field: mcall finds it (M_G0) */
+	struct g *curg;			/* G running on this M, or NULL */
+	struct p *p;			/* attached P, NULL when idle */
+	struct p *nextp;		/* P handed over by startm, then park wakes */
+	volatile uint32_t spinning;	/* out of work, looking for some */
+	uint32_t id;			/* = core id */
+	struct cpu *cpu;
+	struct m *schedlink;		/* link in sched.midle */
+	volatile uint32_t park;		/* note: nonzero = wake up (stopm/startm) */
+	/* gopark's hand-off to park_m, which runs on g0 after the switch. */
+	bool (*waitunlockf)(struct g *gp, void *lock);
+	void *waitlock;
+	uint64_t fastrand;		/* xorshift state; per M, so no lock */
+};
+
+/*
+ * A P. Written mostly by the M that owns it; thieves on other cores read
+ * runqhead/runqtail/runq/runnext and commit with CAS on runqhead/runnext.
+ * Cache-line aligned so that two Ps never share a line.
+ */
+struct p {
+	uint32_t id;
+	uint32_t status;		/* _P*; changed under sched.lock or by owner */
+	uint32_t schedtick;		/* incremented on each new time slice */
+	struct m *m;			/* owner, NULL when idle */
+	struct p *link;			/* link in sched.pidle */
+
+	/* Local run queue, lock-free: the owner puts at the tail, anyone
+	 * takes from the head. runnext, if nonzero, is a runnable G (a
+	 * struct g * as uintptr_t, Go's guintptr) that was readied by the
+	 * running G and runs next, inheriting the time slice. */
+	volatile uint32_t runqhead;	/* consumers: load-acquire, CAS-release */
+	volatile uint32_t runqtail;	/* owner only: store-release */
+	struct g *runq[RUNQ_SIZE];
+	volatile uintptr_t runnext;
+
+	/* Dead Gs with stacks, for reuse by newproc on this P (owner only). */
+	struct glist gfree;
+
+	/* Time slice (sched/preempt.c). Go's sysmon watches schedtick from
+	 * its own thread; here execute stamps the start of each slice and
+	 * the owning core's tick compares. Owner core only. */
+	uint64_t schedwhen;		/* nanotime the current slice began */
+	uint64_t runwhen;		/* nanotime the running G was switched in */
+
+	/* Timers whose callbacks run on this P (sched/timer.c). */
+	struct timers timers;
+
+	/* Counters for schedtrace and the tests (owner writes, others read). */
+	uint64_t nrun;			/* Gs executed */
+	uint64_t nsteal;		/* Gs taken from other Ps */
+	uint64_t nglobget;		/* Gs taken from the global queue */
+	uint64_t nrunnext;		/* Gs run from runnext */
+	uint64_t nidle;			/* times the P went idle */
+	uint64_t npreempt;		/* Gs preempted at interrupt exit */
+	uint64_t npreemptsafe;		/* Gs preempted at a safe point */
+	uint64_t maxhold_ns;		/* longest a G held the P unswitched */
+} __cacheline_aligned;
+
+struct schedt {
+	struct spinlock lock;		/* runq, pidle, midle, nmidle */
+	struct gqueue runq;		/* global run queue, with its size */
+	volatile uint32_t runqsize;	/* runq.size, stored under lock for
+					   lock-free peeks (globrunqempty) */
+	struct p *pidle;		/* idle Ps, linked by p->link */
+	volatile uint32_t npidle;	/* written under lock, read anywhere */
+	volatile uint32_t nmspinning;	/* Ms spinning (atomic) */
+	volatile uint32_t needspinning;	/* a spinner was wanted but none came */
+	struct m *midle;		/* Ms halted without a P */
+	uint32_t nmidle;
+	uint32_t nprocs;		/* Go's gomaxprocs */
+
+	struct spinlock gfree_lock;	/* global free G list */
+	struct glist gfree;
+
+	struct spinlock allglock;	/* every G record ever made */
+	struct g *allgs;
+	uint32_t allglen;
+
+	volatile uint64_t goidgen;	/* last goid handed out (atomic) */
+};
+
+extern struct schedt sched;
+
+#ifndef GMK_HOSTED
+/* switch.S reaches g->m->g0 by these offsets (kernel/gobuf.h). */
+_Static_assert(offsetof(struct g, sched) == 0, "gobuf first in struct g");
+_Static_assert(offsetof(struct g, m) == G_M, "G_M");
+_Static_assert(offsetof(struct m, g0) == M_G0, "M_G0");
+#endif
+
+#endif

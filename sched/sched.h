@@ -1,0 +1,65 @@
+/*
+ * The scheduler's interface: the run queues (sched/runq.c, sched/globrunq.c)
+ * and, for kernel code, starting, yielding, parking and waking Gs.
+ */
+#ifndef GMK_SCHED_SCHED_H
+#define GMK_SCHED_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/atomic.h"
+#include "sched/runtime2.h"
+
+/* ---- local run queue (sched/runq.c); owner = the M holding pp ---- */
+void runqput(struct p *pp, struct g *gp, bool next);		/* owner */
+bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
+void runqputbatch(struct p *pp, struct gqueue *q);		/* owner */
+struct g *runqget(struct p *pp, bool *inherit_time);		/* owner */
+void runqdrain(struct p *pp, struct gqueue *out);		/* owner */
+uint32_t runqgrab(struct p *pp, struct g **batch, uint32_t batch_head,
+		  bool steal_runnext);				/* any core */
+struct g *runqsteal(struct p *pp, struct p *p2, bool steal_runnext); /* owner of pp */
+bool runqempty(struct p *pp);					/* any core */
+
+/* ---- global run queue (sched/globrunq.c); caller holds sched.lock ---- */
+void globrunqput(struct g *gp);
+void globrunqputhead(struct g *gp);
+void globrunqputbatch(struct gqueue *batch);
+struct g *globrunqget(void);
+struct g *globrunqgetbatch(int32_t max, struct gqueue *q);
+/* Lock-free peek (may be stale): worth taking sched.lock to look? */
+static inline bool globrunqempty(void)
+{
+	return atomic_load32(&sched.runqsize) == 0;
+}
+/* Largest batch findrunnable takes from the global queue (half a ring). */
+#define GLOBRUNQ_BATCH_MAX ((int32_t)(RUNQ_SIZE / 2))
+
+/* ---- goroutines (kernel only) ---- */
+#define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */
+
+/* Start fn(arg) in a new G (Go's newproc). Returns its goid. */
+uint64_t go(void (*fn)(void *), void *arg);
+uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes);
+void gosched(void);				/* yield to the global queue */
+__attribute__((noreturn)) void goexit(void);	/* end the running G */
+/* Park the running G; unlockf(gp, lock) runs on g0 after the switch and
+ * may return false to resume the G at once. NULL unlockf = just park. */
+void gopark(bool (*unlockf)(struct g *, void *), void *lock,
+	    enum waitreason reason);
+void goready(struct g *gp);			/* _Gwaiting -> runnext here */
+struct g *getg(void);
+uint64_t goid(void);				/* of the running G */
+
+/* ---- for tests and programs ---- */
+struct p *sched_p(uint32_t id);		/* allp[id], for its counters */
+uint32_t sched_nprocs(void);
+uint64_t sched_seed(void);		/* seed= or a boot-time value */
+/* The preemption time slice, and a test override of it (0 = the command
+ * line's again); sched_set_slice returns the override it replaces. */
+uint64_t sched_slice_ns(void);
+uint64_t sched_set_slice(uint64_t ns);
+
+#endif

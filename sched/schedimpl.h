@@ -1,0 +1,53 @@
+/*
+ * Scheduler internals shared by the files of sched/ (not for other code).
+ */
+#ifndef GMK_SCHED_SCHEDIMPL_H
+#define GMK_SCHED_SCHEDIMPL_H
+
+#include "kernel/cpu.h"
+#include "kernel/percpu.h"
+#include "kernel/time.h"
+#include "sched/sched.h"
+
+extern struct p *allp[MAX_CPUS];
+extern struct m allm[MAX_CPUS];
+extern volatile uint32_t mainstarted;	/* the main G exists: wakep may run */
+
+/* The running G's M. Stable while it runs: a G changes M only through a
+ * switch (issue 4's preemption switches at safe points too). */
+static inline struct m *getm(void) { return getg()->m; }
+
+/* proc.c */
+__attribute__((noreturn)) void schedule(void);
+__attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
+void wakep(void);
+void dropg(void);
+uint32_t cheaprand(void);
+
+/* status changes: a CAS, so that a double goready or a stale status is
+ * caught at once instead of corrupting a run queue. */
+void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval);
+static inline uint32_t readgstatus(struct g *gp)
+{
+	return atomic_load32(&gp->atomicstatus);
+}
+
+/* gproc.c */
+struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes);
+void gfput(struct p *pp, struct g *gp);
+const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len);
+
+/* checkdead.c: caller holds sched.lock */
+void checkdead(void);
+
+/* preempt.c */
+/* Time slice when the command line gives none (Go's forcePreemptNS). */
+#define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
+void preempt_init(void);
+void tick_arm_for_slice(struct p *pp);	/* execute, on g0 */
+
+/* trace.c */
+void schedtrace_maybe(void);
+const char *gstatus_string(uint32_t s);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * select, following Go's runtime/select.go (selectgo).
+ *
+ *   1. pollorder: a random permutation of the cases with a channel, so that
+ *      no ready case is favoured (each of k ready cases wins 1/k of the time).
+ *   2. lockorder: the cases sorted by channel address. Every select locks
+ *      its channels in this one global order, so two selects sharing
+ *      channels cannot deadlock; a channel named twice is locked once.
+ *   3. Pass 1, all locked: take the first ready case in pollorder.
+ *      Nothing ready: return the default, or
+ *   4. pass 2: queue one sudog per case on its channel and park; the
+ *      channels are unlocked on g0 after the park (selparkcommit).
+ *   5. A waker claims the G by CAS on the shared selectwait.done (in
+ *      waitq_dequeue), so exactly one case fires; it records that sudog.
+ *   6. Pass 3, relocked: unlink the other sudogs, which the losers of the
+ *      CAS may already have unlinked themselves.
+ *
+ * Where gmk departs from Go: the sudogs, pollorder and lockorder are
+ * arrays on the selecting G's stack (bounded by SELECT_MAX_CASES), and the
+ * "which case fired" word is in struct selectwait rather than g.param.
+ */
+#include <string.h>
+
+#include "kernel/panic.h"
+#include "sched/hchan.h"
+#include "sched/schedimpl.h"
+
+/* A uniform number in [0, n) from the M's cheap random state (Go's
+ * cheaprandn: multiply-shift instead of a modulo). */
+static uint32_t cheaprandn(uint32_t n)
+{
+	return (uint32_t)(((uint64_t)cheaprand() * n) >> 32);
+}
+
+/* ---- locking all the channels of a select ------------------------------ */
+
+struct selstate {
+	struct select_case *cases;
+	uint16_t *lockorder;
+	int norder;
+};
+
+static void sellock(struct selstate *st)
+{
+	struct hchan *last = NULL;
+
+	for (int i = 0; i < st->norder; i++) {
+		struct hchan *c = st->cases[st->lockorder[i]].c;
+		if (c != last) {
+			spin_lock(&c->lock);
+			last = c;
+		}
+	}
+}
+
+static void selunlock(void *arg)
+{
+	struct selstate *st = arg;
+
+	/* Reverse order; a channel named by several cases is unlocked at
+	 * its first (lowest) position, after its duplicates are passed. */
+	for (int i = st->norder - 1; i >= 0; i--) {
+		struct hchan *c = st->cases[st->lockorder[i]].c;
+		if (i > 0 && c == st->cases[st->lockorder[i - 1]].c)
+			continue;
+		spin_unlock(&c->lock);
+	}
+}
+
+/*
+ * gopark's unlock function: runs on g0 once the G is parked. The list of
+ * sudogs (on the G's stack) is walked in lock order; a lock is released
+ * only after the last sudog of its channel was read. Once a channel is
+ * unlocked a waker can ready the G, which then blocks in sellock on the
+ * channels still held here, so the sudogs read afterwards are still alive;
+ * after the last unlock nothing of the G is touched.
+ */
+static bool selparkcommit(struct g *gp, void *arg)
+{
+	struct sudog *sg = arg;
+	struct hchan *last = NULL;
+
+	(void)gp;
+	while (sg) {
+		struct sudog *next = sg->waitlink;
+		if (last && sg->c != last)
+			spin_unlock(&last->lock);
+		last = sg->c;
+		sg = next;
+	}
+	if (last)
+		spin_unlock(&last->lock);
+	return true;
+}
+
+/* ---- selectgo ----------------------------------------------------------- */
+
+int chan_select(struct select_case *cases, int ncases, bool has_default)
+{
+	if (ncases < 0 || ncases > SELECT_MAX_CASES)
+		panic("select: %d cases (at most %d)", ncases, SELECT_MAX_CASES);
+
+	uint16_t pollorder[SELECT_MAX_CASES], lockorder[SELECT_MAX_CASES];
+	int norder = 0;
+
+	/* Insertion shuffle of the cases that have a channel; nil-channel
+	 * cases never proceed, so they are left out of both orders. */
+	for (int i = 0; i < ncases; i++) {
+		if (!cases[i].c)
+			continue;
+		uint32_t j = cheaprandn((uint32_t)norder + 1);
+		pollorder[norder] = pollorder[j];
+		pollorder[j] = (uint16_t)i;
+		norder++;
+	}
+	if (norder == 0) {
+		if (has_default)
+			return SELECT_DEFAULT;
+		gopark(NULL, NULL, ncases ? waitReasonSelect : waitReasonSelectNoCases);
+		panic("unreachable: woke from a select that can never proceed");
+	}
+
+	/* Sort by channel address (insertion sort: a select has few cases,
+	 * and it needs no extra stack). */
+	for (int i = 0; i < norder; i++) {
+		uint16_t k = pollorder[i];
+		uintptr_t ck = (uintptr_t)cases[k].c;
+		int j = i;
+		while (j > 0 && (uintptr_t)cases[lockorder[j - 1]].c > ck) {
+			lockorder[j] = lockorder[j - 1];
+			j--;
+		}
+		lockorder[j] = k;
+	}
+
+	struct selstate st = { cases, lockorder, norder };
+	struct select_case *cas;
+	struct hchan *c;
+	struct sudog *sg;
+	int casi;
+
+	sellock(&st);
+
+	/* Pass 1: something ready now? */
+	for (int i = 0; i < norder; i++) {
+		casi = pollorder[i];
+		cas = &cases[casi];
+		c = cas->c;
+		if (cas->dir == SELECT_DIR_RECV) {
+			if ((sg = waitq_dequeue(&c->sendq))) {
+				cas->ok = true;
+				chan_recv_direct(c, sg, cas->elem, selunlock, &st);
+				return casi;
+			}
+			if (c->qcount > 0) {
+				void *slot = chanbuf(c, c->recvx);
+				if (cas->elem && c->elemsize)
+					memcpy(cas->elem, slot, c->elemsize);
+				if (c->elemsize)
+					memset(slot, 0, c->elemsize);
+				if (++c->recvx == c->dataqsiz)
+					c->recvx = 0;
+				c->qcount--;
+				selunlock(&st);
+				cas->ok = true;
+				return casi;
+			}
+			if (c->closed) {
+				selunlock(&st);
+				if (cas->elem && c->elemsize)
+					memset(cas->elem, 0, c->elemsize);
+				cas->ok = false;
+				return casi;
+			}
+		} else {
+			if (c->closed) {
+				selunlock(&st);
+				panic("send on closed channel");
+			}
+			if ((sg = waitq_dequeue(&c->recvq))) {
+				chan_send_direct(c, sg, cas->elem, selunlock, &st);
+				return casi;
+			}
+			if (c->qcount < c->dataqsiz) {
+				if (c->elemsize)
+					memcpy(chanbuf(c, c->sendx), cas->elem, c->elemsize);
+				if (++c->sendx == c->dataqsiz)
+					c->sendx = 0;
+				c->qcount++;
+				selunlock(&st);
+				return casi;
+			}
+		}
+	}
+	if (has_default) {
+		selunlock(&st);
+		return SELECT_DEFAULT;
+	}
+
+	/* Pass 2: queue on every channel, in lock order, and park. */
+	struct sudog sgs[SELECT_MAX_CASES];
+	struct selectwait sel = { 0, NULL };
+	struct sudog *waiting = NULL, **linkp = &waiting;
+	struct g *gp = getg();
+
+	for (int i = 0; i < norder; i++) {
+		casi = lockorder[i];
+		cas = &cases[casi];
+		sg = &sgs[casi];
+		*sg = (struct sudog){
+			.g = gp, .elem = cas->elem, .c = cas->c, .sel = &sel,
+		};
+		*linkp = sg;
+		linkp = &sg->waitlink;
+		if (cas->dir == SELECT_DIR_RECV)
+			waitq_enqueue(&cas->c->recvq, sg);
+		else
+			waitq_enqueue(&cas->c->sendq, sg);
+	}
+	gopark(selparkcommit, waiting, waitReasonSelect);
+
+	/* Pass 3: one case fired; take the others off their queues. The
+	 * waker's store of sel.fired is ordered before its goready. */
+	sellock(&st);
+	struct sudog *fired = sel.fired;
+	casi = -1;
+	for (sg = waiting; sg; sg = sg->waitlink) {
+		int k = (int)(sg - sgs);
+		if (sg == fired) {
+			casi = k;
+			continue;
+		}
+		if (cases[k].dir == SELECT_DIR_RECV)
+			waitq_remove(&sg->c->recvq, sg);
+		else
+			waitq_remove(&sg->c->sendq, sg);
+	}
+	if (casi < 0)
+		panic("select: woken with no case fired");
+	selunlock(&st);
+
+	cas = &cases[casi];
+	if (cas->dir == SELECT_DIR_SEND) {
+		if (!fired->success)
+			panic("send on closed channel");
+	} else {
+		cas->ok = fired->success;
+	}
+	return casi;
+}

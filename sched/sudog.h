@@ -1,0 +1,74 @@
+/*
+ * sudog: a G waiting in a queue, as in Go's runtime2.go. Channels (send and
+ * receive queues), select, semaphores and the notify lists of sync.Cond all
+ * queue sudogs, never Gs, because one G may wait on several queues at once
+ * (select) and the same G may appear in many queues over time.
+ *
+ * Where gmk departs from Go: a sudog lives on the waiting G's own stack
+ * (a local of chan_send, semacquire, ...), not in a per-P cache. Go cannot
+ * do that because its stacks move when they grow; gmk's stacks are fixed,
+ * so the memory is valid exactly as long as the G is blocked, which is as
+ * long as the sudog is queued. The per-wait state Go keeps in struct g
+ * (param, selectDone, waiting) lives in the same places: `success` in the
+ * sudog, the select's done flag and fired case in a struct selectwait on
+ * the selecting G's stack. struct g stays the scheduler's.
+ *
+ * Rule that follows: once a waker has made the G runnable (goready), it
+ * must not touch the sudog again; the G may already have returned.
+ */
+#ifndef GMK_SCHED_SUDOG_H
+#define GMK_SCHED_SUDOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/spinlock.h"
+#include "sched/sched.h"
+
+struct hchan;
+
+/* One select statement's shared wait state (Go's g.selectDone + g.param).
+ * Every sudog of the select points at it. */
+struct selectwait {
+	volatile uint32_t done;		/* 0 -> 1 by the one waker that wins (CAS) */
+	struct sudog *fired;		/* the sudog that winner dequeued */
+};
+
+struct sudog {
+	struct g *g;
+	struct sudog *next;		/* in a waitq / semaphore bucket */
+	struct sudog *prev;
+	void *elem;			/* chan: value to send / slot to fill */
+	struct hchan *c;		/* chan: the channel waited on */
+	struct selectwait *sel;		/* non-NULL: part of a select */
+	struct sudog *waitlink;		/* select: next sudog of the same G */
+	void *addr;			/* sema: the semaphore waited on */
+	uint32_t ticket;		/* sema: 1 = handed off; cond: ticket */
+	bool success;			/* chan: woken by a value, not by close */
+};
+
+/* FIFO of sudogs (Go's waitq). Protected by the lock of its owner. */
+struct waitq {
+	struct sudog *first;
+	struct sudog *last;
+};
+
+/*
+ * gopark unlock function for "park, then release this spinlock" (Go's
+ * goparkunlock). It runs on the core's g0 after the G's context is saved,
+ * so a waker that takes the lock afterwards always finds a parked G.
+ */
+static inline bool parkunlock_spin(struct g *gp, void *lock)
+{
+	(void)gp;
+	spin_unlock((struct spinlock *)lock);
+	return true;
+}
+
+static inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
+{
+	gopark(parkunlock_spin, l, reason);
+}
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * sync: Mutex, RWMutex, WaitGroup, Once and Cond, as in Go's sync package,
+ * built on the runtime semaphores (sched/sema.c). All are valid when
+ * zero-filled (a static or a memset struct), like Go's zero values, and
+ * all block by parking the G, never by spinning for long.
+ *
+ * Misuse is fatal with Go's words: "sync: unlock of unlocked mutex",
+ * "sync: RUnlock of unlocked RWMutex", "sync: Unlock of unlocked RWMutex",
+ * "sync: negative WaitGroup counter".
+ */
+#ifndef GMK_SCHED_SYNC_H
+#define GMK_SCHED_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/sema.h"
+
+/* ---- Mutex (sched/mutex.c) ---- */
+
+/* state bits (Go's mutexLocked, mutexWoken, mutexStarving); the rest
+ * counts waiters, from bit MUTEX_WAITER_SHIFT up. */
+#define MUTEX_LOCKED		1u
+#define MUTEX_WOKEN		2u
+#define MUTEX_STARVING		4u
+#define MUTEX_WAITER_SHIFT	3
+/* A waiter blocked this long switches the mutex to starvation mode. */
+#define MUTEX_STARVATION_THRESHOLD_NS 1000000ull	/* 1 ms */
+
+struct mutex {
+	volatile uint32_t state;
+	volatile uint32_t sema;
+};
+
+void mutex_lock(struct mutex *m);
+bool mutex_trylock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+
+/* ---- RWMutex (sched/rwmutex.c) ---- */
+
+#define RWMUTEX_MAX_READERS (1 << 30)
+
+struct rwmutex {
+	struct mutex w;			/* held by a pending or active writer */
+	volatile uint32_t writer_sem;	/* writer waits for readers to leave */
+	volatile uint32_t reader_sem;	/* readers wait for the writer */
+	volatile uint32_t reader_count;	/* int32: < 0 when a writer is pending */
+	volatile uint32_t reader_wait;	/* int32: readers the writer waits for */
+};
+
+void rwmutex_rlock(struct rwmutex *rw);
+void rwmutex_runlock(struct rwmutex *rw);
+void rwmutex_lock(struct rwmutex *rw);
+void rwmutex_unlock(struct rwmutex *rw);
+
+/* ---- WaitGroup (sched/waitgroup.c) ---- */
+
+struct waitgroup {
+	volatile uint64_t state;	/* high 32: counter (int32); low 32: waiters */
+	volatile uint32_t sema;
+};
+
+void waitgroup_add(struct waitgroup *wg, int32_t delta);
+static inline void waitgroup_done(struct waitgroup *wg) { waitgroup_add(wg, -1); }
+void waitgroup_wait(struct waitgroup *wg);
+
+/* ---- Once (sched/once.c) ---- */
+
+struct once {
+	volatile uint32_t done;
+	struct mutex m;
+};
+
+/* Runs fn(arg) the first time; every call returns after it finished. */
+void once_do(struct once *o, void (*fn)(void *), void *arg);
+
+/* ---- Cond (sched/cond.c) ---- */
+
+struct cond {
+	struct mutex *L;		/* held around wait; set before use */
+	struct notifylist notify;
+};
+
+#define COND_INIT(mu) { .L = (mu) }
+void cond_init(struct cond *c, struct mutex *L);
+void cond_wait(struct cond *c);		/* unlocks L, waits, relocks L */
+void cond_signal(struct cond *c);
+void cond_broadcast(struct cond *c);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * Per-P timer heaps and sleep, after Go's time.go.
+ *
+ * Each P's pending timers are a 4-ary min-heap on `when` (Go's choice: a
+ * shallower tree than a binary heap, so sifting touches fewer cache lines
+ * and the four children share one or two). A timer records its P and its
+ * index, so stopping or resetting it is O(log n) without a search.
+ *
+ * Who fires a timer: the M holding its P, from findrunnable, on g0; or,
+ * when that P is busy with a G that does not yield or has no M at all,
+ * another M (stealwork's last pass, an idle core woken by the deadline).
+ * Firing is serialised per heap (`running`), so one heap's timers fire in
+ * deadline order. The callback runs without the heap lock, on g0 with a P.
+ *
+ * gmk departs from Go's current design in two places, for simplicity:
+ * a pending timer is in exactly one heap and is modified in place there
+ * (Go marks it and lets the owner fix the heap up lazily), and there are
+ * no channel timers yet, only callbacks.
+ */
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/ipi.h"
+#include "kernel/kmalloc.h"
+#include "kernel/panic.h"
+#include "kernel/preempt.h"
+#include "kernel/time.h"
+#include "sched/schedimpl.h"
+
+/* 4-ary heap: children of i are 4i+1 .. 4i+4, its parent (i-1)/4. */
+#define HEAP_ARITY	4
+#define HEAP_MIN_CAP	16
+
+void timer_init(struct timer *t, void (*f)(void *), void *arg)
+{
+	memset(t, 0, sizeof *t);
+	t->f = f;
+	t->arg = arg;
+}
+
+/* ---- the heap; caller holds ts->lock --------------------------------- */
+
+static inline void heap_set(struct timers *ts, uint32_t i, struct timer *t)
+{
+	ts->heap[i] = t;
+	t->idx = i;
+}
+
+static void siftup(struct timers *ts, uint32_t i)
+{
+	struct timer *t = ts->heap[i];
+	while (i > 0) {
+		uint32_t parent = (i - 1) / HEAP_ARITY;
+		if (ts->heap[parent]->when <= t->when)
+			break;
+		heap_set(ts, i, ts->heap[parent]);
+		i = parent;
+	}
+	heap_set(ts, i, t);
+}
+
+static void siftdown(struct timers *ts, uint32_t i)
+{
+	struct timer *t = ts->heap[i];
+	for (;;) {
+		uint32_t c = i * HEAP_ARITY + 1;
+		if (c >= ts->len)
+			break;
+		uint32_t best = c;
+		uint32_t end = c + HEAP_ARITY < ts->len ? c + HEAP_ARITY : ts->len;
+		for (uint32_t k = c + 1; k < end; k++)
+			if (ts->heap[k]->when < ts->heap[best]->when)
+				best = k;
+		if (t->when <= ts->heap[best]->when)
+			break;
+		heap_set(ts, i, ts->heap[best]);
+		i = best;
+	}
+	heap_set(ts, i, t);
+}
+
+static void update_when0(struct timers *ts)
+{
+	/* store-release: a core that sees the deadline and takes the lock
+	 * finds the heap as it was then or newer. */
+	atomic_store64(&ts->when0, ts->len ? ts->heap[0]->when : 0);
+}
+
+static void heap_grow(struct timers *ts)
+{
+	uint32_t cap = ts->cap ? ts->cap * 2 : HEAP_MIN_CAP;
+	struct timer **h = kmalloc(cap * sizeof *h);
+	if (ts->len)
+		memcpy(h, ts->heap, ts->len * sizeof *h);
+	kfree(ts->heap);
+	ts->heap = h;
+	ts->cap = cap;
+}
+
+static void heap_add(struct timers *ts, struct timer *t)
+{
+	if (ts->len == ts->cap)
+		heap_grow(ts);
+	heap_set(ts, ts->len++, t);
+	siftup(ts, t->idx);
+}
+
+static void heap_remove(struct timers *ts, struct timer *t)
+{
+	uint32_t i = t->idx;
+	uint32_t last = --ts->len;
+	if (i != last) {
+		struct timer *moved = ts->heap[last];
+		heap_set(ts, i, moved);
+		siftdown(ts, i);
+		siftup(ts, moved->idx);
+	}
+	ts->heap[last] = NULL;
+}
+
+/* ---- telling a core about an earlier deadline ------------------------ */
+
+/*
+ * pp's earliest deadline became `when`. Make sure some core wakes for it:
+ * pp's own core if it runs pp (this one: re-arm; another: an IPI makes it
+ * re-arm, see sched_ipi_wake), or, if pp is idle, a halted core whose
+ * deadline is later (an IPI makes it recompute its deadline in stopm).
+ */
+static void timers_notify(struct p *pp, uint64_t when)
+{
+	struct cpu *me = this_cpu();
+	struct m *mp = getm();
+	if (mp->p == pp) {
+		if (me->timer_deadline_ns == 0 || when < me->timer_deadline_ns)
+			timer_set_deadline(when);
+		return;
+	}
+	struct m *owner = (struct m *)__atomic_load_n(&pp->m, __ATOMIC_ACQUIRE);
+	if (owner && atomic_load32(&pp->status) == _Prunning) {
+		uint64_t d = owner->cpu->timer_deadline_ns;
+		if (d == 0 || when < d)
+			ipi_send(owner->cpu->id, IPI_WAKE);
+		return;
+	}
+	spin_lock(&sched.lock);
+	for (struct m *it = sched.midle; it; it = it->schedlink) {
+		uint64_t d = it->cpu->timer_deadline_ns;
+		if (d == 0 || when < d) {
+			ipi_send(it->cpu->id, IPI_WAKE);
+			break;
+		}
+	}
+	spin_unlock(&sched.lock);
+}
+
+/* ---- the API ----------------------------------------------------------- */
+
+void timer_start(struct timer *t, uint64_t when)
+{
+	if (t->f == NULL)
+		panic("timer_start: timer not initialised");
+	if (when == 0)
+		when = 1;	/* 0 means "no deadline" in when0 */
+	preempt_disable();	/* "this P" must stay this P */
+	struct p *pp = getm()->p;
+	struct timers *ts = &pp->timers;
+	spin_lock(&ts->lock);
+	if (t->pp)
+		panic("timer_start: timer already pending");
+	t->when = when;
+	heap_add(ts, t);
+	/* store-release: pp is published with t in the heap. */
+	atomic_storeuintptr((volatile uintptr_t *)&t->pp, (uintptr_t)pp);
+	bool first = t->idx == 0;
+	update_when0(ts);
+	spin_unlock(&ts->lock);
+	if (first)
+		timers_notify(pp, when);
+	preempt_enable();
+}
+
+/* Lock the heap t is in and return its P, or NULL if t is not pending. */
+static struct p *timer_lock(struct timer *t)
+{
+	for (;;) {
+		struct p *pp = (struct p *)atomic_loaduintptr((volatile uintptr_t *)&t->pp);
+		if (!pp)
+			return NULL;
+		spin_lock(&pp->timers.lock);
+		if (t->pp == pp)
+			return pp;
+		spin_unlock(&pp->timers.lock);	/* fired or moved: look again */
+	}
+}
+
+bool timer_stop(struct timer *t)
+{
+	struct p *pp = timer_lock(t);
+	if (!pp)
+		return false;
+	heap_remove(&pp->timers, t);
+	t->pp = NULL;
+	update_when0(&pp->timers);
+	spin_unlock(&pp->timers.lock);
+	return true;
+}
+
+/* Reset in place when pending (Go's modtimer keeps a timer on its P);
+ * otherwise start on this P. */
+bool timer_reset(struct timer *t, uint64_t when)
+{
+	if (when == 0)
+		when = 1;
+	struct p *pp = timer_lock(t);
+	if (!pp) {
+		timer_start(t, when);
+		return false;
+	}
+	struct timers *ts = &pp->timers;
+	uint64_t old0 = ts->heap[0]->when;
+	t->when = when;
+	siftup(ts, t->idx);
+	siftdown(ts, t->idx);
+	update_when0(ts);
+	bool earlier = ts->heap[0]->when < old0;
+	spin_unlock(&ts->lock);
+	if (earlier) {
+		preempt_disable();
+		timers_notify(pp, when);
+		preempt_enable();
+	}
+	return true;
+}
+
+uint64_t timers_when0(struct p *pp)
+{
+	return atomic_load64(&pp->timers.when0);
+}
+
+uint32_t timers_len(struct p *pp)
+{
+	return __atomic_load_n(&pp->timers.len, __ATOMIC_RELAXED);
+}
+
+/*
+ * timers_run fires pp's timers that are due at `now`, in deadline order.
+ * On g0, with a P (callbacks goready onto it). One firer per heap at a
+ * time: if another core is at it, leave them to it.
+ */
+uint32_t timers_run(struct p *pp, uint64_t now)
+{
+	struct timers *ts = &pp->timers;
+	uint64_t w = timers_when0(pp);
+	if (w == 0 || w > now)
+		return 0;
+	uint32_t n = 0;
+	spin_lock(&ts->lock);
+	if (ts->running) {
+		spin_unlock(&ts->lock);
+		return 0;
+	}
+	ts->running = 1;
+	while (ts->len && ts->heap[0]->when <= now) {
+		struct timer *t = ts->heap[0];
+		heap_remove(ts, t);
+		/* Copy out before dropping the lock: once it is not pending,
+		 * its owner may reuse or free t (sleep's is on a G stack). */
+		void (*f)(void *) = t->f;
+		void *arg = t->arg;
+		atomic_storeuintptr((volatile uintptr_t *)&t->pp, 0);
+		update_when0(ts);
+		ts->nfired++;
+		spin_unlock(&ts->lock);
+		f(arg);
+		n++;
+		spin_lock(&ts->lock);
+	}
+	ts->running = 0;
+	spin_unlock(&ts->lock);
+	return n;
+}
+
+/* ---- sleep --------------------------------------------------------------- */
+
+static void sleep_wake(void *arg)
+{
+	goready((struct g *)arg);
+}
+
+/* gopark's unlock function: start the timer only once the G is parked,
+ * so that it cannot fire and goready a G that is still running. */
+static bool sleep_park(struct g *gp, void *tp)
+{
+	struct timer *t = tp;
+	timer_start(t, t->when);
+	return true;
+}
+
+void sleep_ns(uint64_t ns)
+{
+	struct timer t;
+	timer_init(&t, sleep_wake, getg());
+	t.when = nanotime() + ns;
+	if (ns == 0) {
+		gosched();
+		return;
+	}
+	gopark(sleep_park, &t, waitReasonSleep);
+}

@@ -1,0 +1,50 @@
+/*
+ * sync.WaitGroup, following Go's sync/waitgroup.go. One 64-bit word holds
+ * the counter (high half, signed) and the number of waiters (low half), so
+ * that Add and Wait agree on both with a single atomic operation.
+ */
+#include "kernel/atomic.h"
+#include "kernel/panic.h"
+#include "sched/sync.h"
+
+void waitgroup_add(struct waitgroup *wg, int32_t delta)
+{
+	uint64_t state = atomic_xadd64(&wg->state,
+				       (int64_t)((uint64_t)(int64_t)delta << 32));
+	int32_t v = (int32_t)(state >> 32);
+	uint32_t w = (uint32_t)state;
+
+	if (v < 0)
+		panic("sync: negative WaitGroup counter");
+	if (w != 0 && delta > 0 && v == delta)
+		panic("sync: WaitGroup misuse: Add called concurrently with Wait");
+	if (v > 0 || w == 0)
+		return;
+	/*
+	 * The counter reached 0 with waiters. Nobody may change the state
+	 * now: Adds must not run concurrently with Wait at zero, and new
+	 * Waits see 0 and return. Check for misuse cheaply, then reset the
+	 * waiter count and wake them all.
+	 */
+	if (atomic_load64(&wg->state) != state)
+		panic("sync: WaitGroup misuse: Add called concurrently with Wait");
+	atomic_store64(&wg->state, 0);
+	for (; w != 0; w--)
+		semrelease1(&wg->sema, false);
+}
+
+void waitgroup_wait(struct waitgroup *wg)
+{
+	for (;;) {
+		uint64_t state = atomic_load64(&wg->state);
+		if ((int32_t)(state >> 32) == 0)
+			return;
+		/* Count ourselves as a waiter, then sleep. */
+		if (atomic_cas64(&wg->state, state, state + 1)) {
+			semacquire1(&wg->sema, false, waitReasonSyncWaitGroupWait);
+			if (atomic_load64(&wg->state) != 0)
+				panic("sync: WaitGroup is reused before previous Wait has returned");
+			return;
+		}
+	}
+}

@@ -1,0 +1,268 @@
+/*
+ * Channel semantics: FIFO, capacity, len/cap, unbuffered hand-off, close,
+ * try-operations, zero-size elements.
+ */
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/test.h"
+#include "tests/chan_testutil.h"
+
+/* ---- FIFO order per sender through a buffered channel ---- */
+
+#define FIFO_SENDERS	4
+#define FIFO_PER_SENDER	5000
+#define FIFO_CAP	16
+
+struct fifo_arg {
+	chan_t c;
+	uint32_t id;
+	struct waitgroup *wg;
+};
+
+static void fifo_sender(void *p)
+{
+	struct fifo_arg *a = p;
+
+	for (uint32_t i = 0; i < FIFO_PER_SENDER; i++) {
+		uint32_t v = a->id << 24 | i;
+		chan_send(a->c, &v);
+	}
+	waitgroup_done(a->wg);
+}
+
+TEST(chan_buffered_fifo_per_sender)
+{
+	chan_t c = chan_make(sizeof(uint32_t), FIFO_CAP);
+	struct waitgroup wg = { 0 };
+	struct fifo_arg args[FIFO_SENDERS];
+	uint32_t next[FIFO_SENDERS] = { 0 };
+
+	waitgroup_add(&wg, FIFO_SENDERS);
+	for (uint32_t s = 0; s < FIFO_SENDERS; s++) {
+		args[s] = (struct fifo_arg){ c, s, &wg };
+		go(fifo_sender, &args[s]);
+	}
+	for (int n = 0; n < FIFO_SENDERS * FIFO_PER_SENDER; n++) {
+		uint32_t v;
+		ASSERT(chan_recv(c, &v));
+		uint32_t s = v >> 24, i = v & 0xffffff;
+		ASSERT_LT(s, FIFO_SENDERS);
+		ASSERT_EQ(i, next[s]);		/* in order, none lost */
+		next[s]++;
+		ASSERT_LE(chan_len(c), FIFO_CAP);
+	}
+	waitgroup_wait(&wg);
+	ASSERT_EQ(chan_len(c), 0);
+	chan_free(c);
+}
+
+/* ---- capacity, len and cap ---- */
+
+static volatile uint32_t cap_sent;
+
+static void cap_sender(void *p)
+{
+	chan_t c = p;
+
+	for (uint32_t i = 0; i < 10; i++) {
+		chan_send(c, &i);
+		atomic_store32(&cap_sent, i + 1);
+	}
+}
+
+TEST(chan_capacity_len_cap)
+{
+	chan_t c = chan_make(sizeof(uint64_t), 4);
+	uint64_t v;
+	bool ok;
+
+	ASSERT_EQ(chan_cap(c), 4);
+	ASSERT_EQ(chan_len(c), 0);
+	for (uint64_t i = 0; i < 4; i++)
+		ASSERT(chan_trysend(c, &i));
+	ASSERT_EQ(chan_len(c), 4);
+	v = 99;
+	ASSERT(!chan_trysend(c, &v));		/* full */
+	for (uint64_t i = 0; i < 4; i++) {
+		ASSERT(chan_tryrecv(c, &v, &ok));
+		ASSERT(ok);
+		ASSERT_EQ(v, i);
+	}
+	ASSERT(!chan_tryrecv(c, &v, &ok));	/* empty, open */
+	chan_free(c);
+
+	/* A blocking sender stops at exactly the capacity. */
+	chan_t c2 = chan_make(sizeof(uint32_t), 4);
+	atomic_store32(&cap_sent, 0);
+	go(cap_sender, c2);
+	ASSERT(chan_wait_for_waiters(c2, false, 1, WAIT_TIMEOUT_NS));
+	ASSERT_EQ(chan_len(c2), 4);
+	ASSERT_EQ(atomic_load32(&cap_sent), 4);
+	for (uint32_t i = 0; i < 10; i++) {
+		uint32_t x;
+		ASSERT(chan_recv(c2, &x));
+		ASSERT_EQ(x, i);
+	}
+	yield_for(NSEC_PER_MSEC);
+	ASSERT_EQ(chan_nwaiting(c2, false), 0);
+	ASSERT_EQ(chan_cap(c2), 4);
+
+	chan_t u = chan_make(sizeof(int), 0);
+	ASSERT_EQ(chan_cap(u), 0);
+	ASSERT_EQ(chan_len(u), 0);
+	ASSERT_EQ(chan_cap(NULL), 0);
+	chan_free(u);
+	chan_free(c2);
+}
+
+/* ---- unbuffered: the send completes only with a receiver ---- */
+
+#define HANDOFF_N 2000
+static volatile uint32_t handoff_done;
+
+static void handoff_sender(void *p)
+{
+	chan_t c = p;
+
+	for (uint32_t i = 0; i < HANDOFF_N; i++)
+		chan_send(c, &i);
+	atomic_store32(&handoff_done, 1);
+}
+
+TEST(chan_unbuffered_handoff)
+{
+	chan_t c = chan_make(sizeof(uint32_t), 0);
+
+	atomic_store32(&handoff_done, 0);
+	go(handoff_sender, c);
+	/* The sender parks on its first send: nothing is buffered. */
+	ASSERT(chan_wait_for_waiters(c, false, 1, WAIT_TIMEOUT_NS));
+	ASSERT_EQ(chan_len(c), 0);
+	for (uint32_t i = 0; i < HANDOFF_N; i++) {
+		uint32_t v = ~0u;
+		ASSERT(chan_recv(c, &v));
+		ASSERT_EQ(v, i);
+		ASSERT_EQ(chan_len(c), 0);
+	}
+	uint64_t end = nanotime() + WAIT_TIMEOUT_NS;
+	while (!atomic_load32(&handoff_done) && nanotime() < end)
+		gosched();
+	ASSERT_EQ(atomic_load32(&handoff_done), 1);
+	chan_free(c);
+}
+
+/* ---- close wakes every blocked receiver with ok == false ---- */
+
+#define CLOSE_RECEIVERS 64
+
+struct close_arg {
+	chan_t c;
+	struct waitgroup *wg;
+	volatile uint32_t *nfalse;
+};
+
+static void close_receiver(void *p)
+{
+	struct close_arg *a = p;
+	uint64_t v = 0xdeadbeef;
+
+	bool ok = chan_recv(a->c, &v);
+	if (!ok && v == 0)		/* zero value, as Go */
+		atomic_xadd32(a->nfalse, 1);
+	waitgroup_done(a->wg);
+}
+
+TEST(chan_close_wakes_all_receivers)
+{
+	chan_t c = chan_make(sizeof(uint64_t), 0);
+	struct waitgroup wg = { 0 };
+	volatile uint32_t nfalse = 0;
+	struct close_arg a = { c, &wg, &nfalse };
+
+	waitgroup_add(&wg, CLOSE_RECEIVERS);
+	for (int i = 0; i < CLOSE_RECEIVERS; i++)
+		go(close_receiver, &a);
+	ASSERT(chan_wait_for_waiters(c, true, CLOSE_RECEIVERS, WAIT_TIMEOUT_NS));
+	chan_close(c);
+	waitgroup_wait(&wg);
+	ASSERT_EQ(nfalse, CLOSE_RECEIVERS);
+	chan_free(c);
+}
+
+TEST(chan_close_drains_buffer_first)
+{
+	chan_t c = chan_make(sizeof(int), 3);
+	int v;
+
+	for (int i = 1; i <= 3; i++)
+		chan_send(c, &i);
+	chan_close(c);
+	for (int i = 1; i <= 3; i++) {
+		ASSERT(chan_recv(c, &v));
+		ASSERT_EQ(v, i);
+	}
+	v = 7;
+	ASSERT(!chan_recv(c, &v));
+	ASSERT_EQ(v, 0);
+	ASSERT(!chan_recv(c, NULL));		/* stays closed */
+	chan_free(c);
+}
+
+/* ---- non-blocking operations ---- */
+
+static void try_receiver(void *p)
+{
+	uint32_t v;
+
+	chan_recv(p, &v);
+}
+
+TEST(chan_try_ops)
+{
+	chan_t u = chan_make(sizeof(uint32_t), 0);
+	uint32_t v = 5;
+	bool ok = true;
+
+	ASSERT(!chan_trysend(u, &v));		/* nobody receiving */
+	ASSERT(!chan_tryrecv(u, &v, &ok));	/* nobody sending */
+	go(try_receiver, u);
+	ASSERT(chan_wait_for_waiters(u, true, 1, WAIT_TIMEOUT_NS));
+	ASSERT(chan_trysend(u, &v));		/* a receiver is parked */
+	ASSERT_EQ(chan_nwaiting(u, true), 0);
+
+	chan_close(u);
+	v = 9;
+	ASSERT(chan_tryrecv(u, &v, &ok));	/* closed: proceeds ... */
+	ASSERT(!ok);				/* ... with ok == false */
+	ASSERT_EQ(v, 0);
+
+	/* A nil channel is never ready. */
+	ASSERT(!chan_trysend(NULL, &v));
+	ASSERT(!chan_tryrecv(NULL, &v, &ok));
+	chan_free(u);
+}
+
+/* ---- zero-size elements: chan struct{} as a signal ---- */
+
+static void signal_done(void *p)
+{
+	chan_send(p, NULL);
+}
+
+TEST(chan_zero_size_elements)
+{
+	chan_t done = chan_make(0, 0);
+	chan_t sem = chan_make(0, 3);
+
+	for (int i = 0; i < 3; i++)
+		ASSERT(chan_trysend(sem, NULL));
+	ASSERT(!chan_trysend(sem, NULL));
+	ASSERT_EQ(chan_len(sem), 3);
+	for (int i = 0; i < 8; i++)
+		go(signal_done, done);
+	for (int i = 0; i < 8; i++)
+		ASSERT(chan_recv(done, NULL));
+	chan_free(done);
+	chan_free(sem);
+}

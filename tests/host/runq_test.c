@@ -1,0 +1,522 @@
+/*
+ * Host tests of the run queues (sched/runq.c, sched/globrunq.c): the exact
+ * behaviour of each operation at every fill level, then the concurrent
+ * properties with real threads (clean under ThreadSanitizer).
+ *
+ *   runq_test [stress_gs]    stress_gs = Gs pushed through the stress test
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel/atomic.h"
+#include "kernel/time.h"
+#include "sched/sched.h"
+#include "tests/host/check.h"
+#include "tests/host/host.h"
+
+int check_failures;
+
+#define NGS 4096			/* G records for the exact tests */
+static struct g gs[NGS];
+static struct p p_a, p_b;
+
+static long gid(const struct g *gp) { return gp ? gp - gs : -1; }
+
+static void reset(void)
+{
+	memset(&p_a, 0, sizeof p_a);
+	memset(&p_b, 0, sizeof p_b);
+	memset(gs, 0, sizeof gs);
+	sched.runq = (struct gqueue){ 0 };
+	sched.runqsize = 0;
+	sched.nprocs = 1;
+}
+
+/* Number of Gs on pp's ring (not runnext). Owner's view. */
+static uint32_t ringlen(struct p *pp) { return pp->runqtail - pp->runqhead; }
+
+/* ---- exact behaviour ---------------------------------------------------- */
+
+/* Every fill level 0..RUNQ_SIZE comes back in FIFO order, also across the
+ * 32-bit wrap of the indices. */
+static void test_put_get_order_every_fill(void)
+{
+	static const uint32_t starts[] = { 0, 0xFFFFFF00u };
+	for (unsigned s = 0; s < 2; s++) {
+		reset();
+		p_a.runqhead = p_a.runqtail = starts[s];
+		for (uint32_t fill = 0; fill <= RUNQ_SIZE; fill++) {
+			REQUIRE(runqempty(&p_a), "fill %u: not empty before", fill);
+			for (uint32_t i = 0; i < fill; i++)
+				runqput(&p_a, &gs[i], false);
+			REQUIRE(ringlen(&p_a) == fill, "fill %u: len %u", fill,
+				ringlen(&p_a));
+			REQUIRE(sched.runq.size == 0, "fill %u: spilled %d", fill,
+				sched.runq.size);
+			REQUIRE(fill == 0 || !runqempty(&p_a), "fill %u: empty", fill);
+			for (uint32_t i = 0; i < fill; i++) {
+				bool inherit = true;
+				struct g *gp = runqget(&p_a, &inherit);
+				REQUIRE(gp == &gs[i] && !inherit,
+					"fill %u: get %u gave G %ld inherit %d",
+					fill, i, gid(gp), inherit);
+			}
+			REQUIRE(runqget(&p_a, NULL) == NULL, "fill %u: extra G", fill);
+		}
+	}
+}
+
+/* runqput(next) puts the G in runnext and kicks the previous one to the
+ * tail; runqget returns runnext first with inherit_time set. */
+static void test_runnext_kick_out(void)
+{
+	for (uint32_t fill = 0; fill < RUNQ_SIZE; fill++) {
+		reset();
+		for (uint32_t i = 0; i < fill; i++)
+			runqput(&p_a, &gs[i], false);
+		runqput(&p_a, &gs[1000], true);
+		runqput(&p_a, &gs[1001], true);	/* kicks 1000 to the tail */
+		REQUIRE(p_a.runnext == (uintptr_t)&gs[1001], "fill %u", fill);
+		REQUIRE(ringlen(&p_a) == fill + 1, "fill %u: ring %u", fill,
+			ringlen(&p_a));
+		bool inherit = false;
+		struct g *gp = runqget(&p_a, &inherit);
+		REQUIRE(gp == &gs[1001] && inherit, "fill %u: first %ld", fill, gid(gp));
+		for (uint32_t i = 0; i < fill; i++) {
+			gp = runqget(&p_a, &inherit);
+			REQUIRE(gp == &gs[i] && !inherit, "fill %u: got %ld", fill,
+				gid(gp));
+		}
+		gp = runqget(&p_a, &inherit);
+		REQUIRE(gp == &gs[1000] && !inherit, "fill %u: kicked %ld", fill,
+			gid(gp));
+		REQUIRE(runqempty(&p_a), "fill %u", fill);
+	}
+}
+
+/* Collect every G from p_a, p_b and the global queue; check each of
+ * gs[0..n) exactly once. */
+static void check_exactly_once(const char *what, uint32_t n)
+{
+	static uint8_t seen[NGS];
+	memset(seen, 0, sizeof seen);
+	struct g *gp;
+	uint32_t total = 0;
+	struct gqueue q = { 0 };
+	runqdrain(&p_a, &q);
+	runqdrain(&p_b, &q);
+	host_cpu_init(0);
+	spin_lock(&sched.lock);
+	globrunqputbatch(&q);
+	while ((gp = globrunqget()) != NULL) {
+		seen[gid(gp)]++;
+		total++;
+	}
+	spin_unlock(&sched.lock);
+	CHECK(total == n, "%s: %u Gs found, %u put", what, total, n);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(seen[i] == 1, "%s: G %u seen %u times", what, i, seen[i]);
+}
+
+/* The 257th put into an empty P moves half the ring plus itself (129 Gs)
+ * to the global queue, oldest first; nothing is lost. */
+static void test_overflow_to_global(void)
+{
+	reset();
+	for (uint32_t i = 0; i < RUNQ_SIZE + 1; i++)
+		runqput(&p_a, &gs[i], false);
+	CHECK(ringlen(&p_a) == RUNQ_SIZE / 2, "ring %u", ringlen(&p_a));
+	CHECK(sched.runq.size == RUNQ_SIZE / 2 + 1, "global %d", sched.runq.size);
+	struct g *gp = sched.runq.head;
+	for (uint32_t i = 0; i < RUNQ_SIZE / 2 && gp; i++, gp = gp->schedlink)
+		CHECK(gp == &gs[i], "global[%u] = G %ld", i, gid(gp));
+	CHECK(gp == &gs[RUNQ_SIZE], "global tail = G %ld", gid(gp));
+	check_exactly_once("257 puts", RUNQ_SIZE + 1);
+
+	/* Many overflows in a row, runnext mixed in. */
+	reset();
+	for (uint32_t i = 0; i < 3000; i++)
+		runqput(&p_a, &gs[i], i % 7 == 0);
+	check_exactly_once("3000 puts", 3000);
+}
+
+/* A steal takes half the ring rounded up (i/2 or i/2+1 of i), the oldest
+ * ones, and returns the last of them; runnext only from an empty ring. */
+static void test_steal_half(void)
+{
+	for (int with_next = 0; with_next < 2; with_next++)
+	for (int steal_next = 0; steal_next < 2; steal_next++)
+	for (uint32_t i = 0; i <= RUNQ_SIZE; i++) {
+		reset();
+		for (uint32_t k = 0; k < i; k++)
+			runqput(&p_a, &gs[k], false);
+		if (with_next)
+			runqput(&p_a, &gs[2000], true);
+		struct g *gp = runqsteal(&p_b, &p_a, steal_next);
+		uint32_t want = i - i / 2;
+		if (i == 0) {
+			if (with_next && steal_next)
+				REQUIRE(gp == &gs[2000] && runqempty(&p_a),
+					"runnext steal gave %ld", gid(gp));
+			else
+				REQUIRE(gp == NULL, "empty steal gave %ld", gid(gp));
+			REQUIRE(runqempty(&p_b), "thief not empty");
+			continue;
+		}
+		REQUIRE(want == i / 2 || want == i / 2 + 1, "i %u", i);
+		REQUIRE(gp == &gs[want - 1], "i %u: returned G %ld, want %u", i,
+			gid(gp), want - 1);
+		REQUIRE(ringlen(&p_b) == want - 1, "i %u: thief ring %u", i,
+			ringlen(&p_b));
+		REQUIRE(ringlen(&p_a) == i - want, "i %u: victim ring %u", i,
+			ringlen(&p_a));
+		REQUIRE(p_a.runnext == (with_next ? (uintptr_t)&gs[2000] : 0),
+			"i %u: runnext touched", i);
+		for (uint32_t k = 0; k + 1 < want; k++) {
+			struct g *t = runqget(&p_b, NULL);
+			REQUIRE(t == &gs[k], "i %u: thief got %ld want %u", i, gid(t), k);
+		}
+		for (uint32_t k = want; k < i; k++) {
+			struct g *t = runqget(&p_a, NULL);
+			if (with_next && k == want) {
+				REQUIRE(t == &gs[2000], "i %u: runnext %ld", i, gid(t));
+				t = runqget(&p_a, NULL);
+			}
+			REQUIRE(t == &gs[k], "i %u: victim got %ld want %u", i, gid(t), k);
+		}
+	}
+
+	/* Stealing a running P's runnext waits ~3 us first. */
+	reset();
+	p_a.status = _Prunning;
+	runqput(&p_a, &gs[7], true);
+	uint64_t t0 = nanotime();
+	struct g *gp = runqsteal(&p_b, &p_a, true);
+	uint64_t dt = nanotime() - t0;
+	CHECK(gp == &gs[7], "got %ld", gid(gp));
+	CHECK(dt >= 3000, "backoff only %llu ns", (unsigned long long)dt);
+}
+
+static void test_putbatch_and_drain(void)
+{
+	reset();
+	for (uint32_t i = 0; i < 200; i++)
+		runqput(&p_a, &gs[i], false);
+	struct gqueue q = { 0 };
+	for (uint32_t i = 200; i < 300; i++)
+		gqueue_pushback(&q, &gs[i]);
+	runqputbatch(&p_a, &q);
+	CHECK(gqueue_empty(&q) && q.size == 0, "batch left %d", q.size);
+	CHECK(ringlen(&p_a) == RUNQ_SIZE, "ring %u", ringlen(&p_a));
+	CHECK(sched.runq.size == 300 - RUNQ_SIZE, "global %d", sched.runq.size);
+	runqput(&p_a, &gs[300], true);
+
+	struct gqueue out = { 0 };
+	runqdrain(&p_a, &out);
+	CHECK(out.size == RUNQ_SIZE + 1, "drained %d", out.size);
+	CHECK(out.head == &gs[300], "runnext first: %ld", gid(out.head));
+	uint32_t k = 0;
+	for (struct g *gp = out.head->schedlink; gp; gp = gp->schedlink, k++)
+		CHECK(gp == &gs[k], "drain[%u] = %ld", k, gid(gp));
+	CHECK(runqempty(&p_a), "not empty after drain");
+}
+
+/* n = min(max, size, size/nprocs + 1), first G returned, rest in q. */
+static void test_globrunq(void)
+{
+	static const struct { int32_t size, max; uint32_t nprocs; int32_t want; } c[] = {
+		{ 0, 128, 4, 0 },	{ 1, 128, 4, 1 },	{ 100, 128, 4, 26 },
+		{ 1000, 128, 1, 128 },	{ 3, 128, 8, 1 },	{ 100, 5, 1, 5 },
+		{ 10, 128, 1, 10 },	{ 64, 128, 2, 33 },
+	};
+	host_cpu_init(0);
+	for (unsigned k = 0; k < sizeof c / sizeof c[0]; k++) {
+		reset();
+		sched.nprocs = c[k].nprocs;
+		spin_lock(&sched.lock);
+		for (int32_t i = 0; i < c[k].size; i++)
+			globrunqput(&gs[i]);
+		struct gqueue q = { 0 };
+		struct g *gp = globrunqgetbatch(c[k].max, &q);
+		int32_t got = gp ? 1 + q.size : 0;
+		CHECK(got == c[k].want, "size %d max %d nprocs %u: got %d want %d",
+		      c[k].size, c[k].max, c[k].nprocs, got, c[k].want);
+		CHECK(!gp || gp == &gs[0], "first %ld", gid(gp));
+		CHECK(sched.runq.size == c[k].size - got, "left %d", sched.runq.size);
+		globrunqputhead(&gs[3000]);
+		CHECK(globrunqget() == &gs[3000], "head put not first");
+		spin_unlock(&sched.lock);
+	}
+}
+
+/* ---- concurrency ------------------------------------------------------ */
+
+static volatile uint32_t stop_flag;
+
+/*
+ * runqempty vs. a G moving between runnext and the ring. The owner cycles
+ * {runnext=A, ring=[]} -> put(B, next) -> {B, [A]} -> get -> {0, [A]} ->
+ * put(B, next) -> {B, [A]} -> steal A -> {B, []}, swapping roles; the
+ * queue is never really empty, so the observer must never see it empty.
+ */
+static uint64_t empty_iters;
+
+static void *empty_observer(void *arg)
+{
+	uint64_t *spurious = arg;
+	host_cpu_init(2);
+	while (!atomic_load32(&stop_flag))
+		if (runqempty(&p_a))
+			(*spurious)++;
+	return NULL;
+}
+
+static void test_runqempty_never_spurious(void)
+{
+	reset();
+	host_cpu_init(1);
+	uint64_t spurious = 0;
+	struct g *a = &gs[1], *b = &gs[2];
+	runqput(&p_a, a, true);
+	atomic_store32(&stop_flag, 0);
+	pthread_t th;
+	pthread_create(&th, NULL, empty_observer, &spurious);
+	for (uint64_t i = 0; i < empty_iters; i++) {
+		runqput(&p_a, b, true);		/* {b, [a]} */
+		struct g *gp = runqget(&p_a, NULL);	/* {0, [a]} */
+		if (gp != b) { CHECK(gp == b, "got %ld", gid(gp)); break; }
+		runqput(&p_a, b, true);		/* {b, [a]} */
+		gp = runqsteal(&p_b, &p_a, false);	/* {b, []} */
+		if (gp != a) { CHECK(gp == a, "stole %ld", gid(gp)); break; }
+		struct g *t = a; a = b; b = t;
+	}
+	atomic_store32(&stop_flag, 1);
+	pthread_join(th, NULL);
+	CHECK(spurious == 0, "runqempty said empty %llu times in %llu cycles",
+	      (unsigned long long)spurious, (unsigned long long)empty_iters);
+	printf("    %llu runnext<->ring cycles, %llu spurious empties\n",
+	       (unsigned long long)empty_iters, (unsigned long long)spurious);
+}
+
+/*
+ * Stress: one owner puts (1 in 8 with next) and gets on P0; thieves each
+ * own a P, take from the global queue and steal from P0 and each other
+ * (runnext included). Every G must be consumed exactly once.
+ */
+#define NTHIEVES 3
+static uint32_t stress_n;
+static struct g *sgs;
+static uint8_t *sseen;
+static struct p sps[1 + NTHIEVES];
+static volatile uint64_t consumed;
+static volatile uint64_t dups;
+
+struct stats {
+	uint64_t puts, nextputs, gets, steals, stolen, globgets, globbatch, fails;
+};
+static struct stats st[1 + NTHIEVES];
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void consume(struct g *gp)
+{
+	if (__atomic_fetch_add(&sseen[gp - sgs], 1, __ATOMIC_RELAXED) != 0)
+		atomic_xadd64(&dups, 1);
+	atomic_xadd64(&consumed, 1);
+}
+
+static bool steal_and_consume(unsigned me, uint64_t *rng)
+{
+	struct p *pp = &sps[me];
+	unsigned victim = xorshift(rng) % (1 + NTHIEVES);
+	if (victim == me)
+		return false;
+	uint32_t t0 = pp->runqtail;
+	struct g *gp = runqsteal(pp, &sps[victim], true);
+	if (gp) {
+		st[me].steals++;
+		st[me].stolen += 1 + (pp->runqtail - t0);
+		consume(gp);
+		return true;
+	}
+	st[me].fails++;
+	return false;
+}
+
+/*
+ * Look for work: local, then steal, then global. findrunnable takes the
+ * global queue before stealing; the stress inverts that so that the racy
+ * path (thieves against the owner's ring and runnext) carries most Gs.
+ */
+static bool find_and_consume(unsigned me, uint64_t *rng)
+{
+	struct p *pp = &sps[me];
+	struct g *gp = runqget(pp, NULL);
+	if (gp) {
+		st[me].gets++;
+		consume(gp);
+		return true;
+	}
+	if (steal_and_consume(me, rng))
+		return true;
+	if (!globrunqempty()) {
+		struct gqueue q = { 0 };
+		spin_lock(&sched.lock);
+		gp = globrunqgetbatch(GLOBRUNQ_BATCH_MAX, &q);
+		spin_unlock(&sched.lock);
+		if (gp) {
+			st[me].globgets++;
+			st[me].globbatch += 1 + q.size;
+			runqputbatch(pp, &q);
+			consume(gp);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void *stress_thief(void *arg)
+{
+	unsigned me = (unsigned)(uintptr_t)arg;
+	uint64_t rng = 0x9E3779B97F4A7C15ull * (me + 1);
+	host_cpu_init(me);
+	while (atomic_load64(&consumed) < stress_n)
+		if (!find_and_consume(me, &rng))
+			sched_yield();
+	return NULL;
+}
+
+static void test_stress_owner_and_thieves(void)
+{
+	uint32_t n = stress_n;
+	sgs = calloc(n, sizeof *sgs);
+	sseen = calloc(n, 1);
+	memset(sps, 0, sizeof sps);
+	memset(st, 0, sizeof st);
+	sched.runq = (struct gqueue){ 0 };
+	sched.runqsize = 0;
+	sched.nprocs = 1 + NTHIEVES;
+	consumed = dups = 0;
+	for (unsigned i = 0; i <= NTHIEVES; i++) {
+		sps[i].id = i;
+		sps[i].status = _Prunning;
+	}
+	host_cpu_init(0);
+
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pthread_t th[NTHIEVES];
+	for (unsigned i = 0; i < NTHIEVES; i++)
+		pthread_create(&th[i], NULL, stress_thief, (void *)(uintptr_t)(i + 1));
+
+	uint64_t rng = 12345;
+	for (uint32_t i = 0; i < n; i++) {
+		bool next = xorshift(&rng) % 8 == 0;
+		runqput(&sps[0], &sgs[i], next);
+		st[0].puts++;
+		st[0].nextputs += next;
+		if (xorshift(&rng) % 4 == 0) {
+			struct g *gp = runqget(&sps[0], NULL);
+			if (gp) {
+				st[0].gets++;
+				consume(gp);
+			}
+		}
+	}
+	while (atomic_load64(&consumed) < n)
+		if (!find_and_consume(0, &rng))
+			sched_yield();
+	for (unsigned i = 0; i < NTHIEVES; i++)
+		pthread_join(th[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+
+	uint32_t missing = 0;
+	for (uint32_t i = 0; i < n; i++)
+		missing += sseen[i] == 0;
+	CHECK(consumed == n, "consumed %llu of %u", (unsigned long long)consumed, n);
+	CHECK(dups == 0, "%llu Gs consumed twice", (unsigned long long)dups);
+	CHECK(missing == 0, "%u Gs never consumed", missing);
+	CHECK(sched.runq.size == 0, "global queue left %d", sched.runq.size);
+	for (unsigned i = 0; i <= NTHIEVES; i++)
+		CHECK(runqempty(&sps[i]), "P%u not empty", i);
+
+	struct stats tot = { 0 };
+	for (unsigned i = 0; i <= NTHIEVES; i++) {
+		printf("    P%u: puts %llu (next %llu) gets %llu steals %llu (%llu Gs) "
+		       "global %llu (%llu Gs) failed steals %llu\n", i,
+		       (unsigned long long)st[i].puts, (unsigned long long)st[i].nextputs,
+		       (unsigned long long)st[i].gets, (unsigned long long)st[i].steals,
+		       (unsigned long long)st[i].stolen, (unsigned long long)st[i].globgets,
+		       (unsigned long long)st[i].globbatch, (unsigned long long)st[i].fails);
+		tot.puts += st[i].puts;
+		tot.gets += st[i].gets;
+		tot.steals += st[i].steals;
+		tot.stolen += st[i].stolen;
+		tot.globgets += st[i].globgets;
+		tot.fails += st[i].fails;
+	}
+	double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	uint64_t ops = tot.puts + tot.gets + tot.steals + tot.fails + tot.globgets;
+	printf("    %u Gs, 1 owner + %u thieves: %llu operations in %.2f s, "
+	       "%llu Gs stolen, every G seen exactly once: %s\n", n, NTHIEVES,
+	       (unsigned long long)ops, secs, (unsigned long long)tot.stolen,
+	       (dups == 0 && missing == 0) ? "yes" : "NO");
+	CHECK(tot.stolen > 0, "no steal succeeded");
+	free(sgs);
+	free(sseen);
+}
+
+/* ---- runner ------------------------------------------------------------- */
+
+struct host_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+static const struct host_test tests[] = {
+	{ "put_get_order_every_fill", test_put_get_order_every_fill },
+	{ "runnext_kick_out", test_runnext_kick_out },
+	{ "overflow_to_global", test_overflow_to_global },
+	{ "steal_half", test_steal_half },
+	{ "putbatch_and_drain", test_putbatch_and_drain },
+	{ "globrunq_batch_size", test_globrunq },
+	{ "runqempty_never_spurious", test_runqempty_never_spurious },
+	{ "stress_owner_and_thieves", test_stress_owner_and_thieves },
+};
+
+int main(int argc, char **argv)
+{
+	stress_n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 2000000;
+	empty_iters = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	host_cpu_init(0);
+
+	unsigned passed = 0, failed = 0;
+	for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+		check_failures = 0;
+		tests[i].fn();
+		host_cpu_init(0);
+		if (check_failures == 0) {
+			printf("ok %u %s\n", i + 1, tests[i].name);
+			passed++;
+		} else {
+			printf("not ok %u %s (%d failures)\n", i + 1, tests[i].name,
+			       check_failures);
+			failed++;
+		}
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

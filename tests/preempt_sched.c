@@ -1,0 +1,351 @@
+/*
+ * Preemption, after Go's scheduler tests (proc_test.go): TestPreemption /
+ * TestAsyncPreempt, TestYieldProgress, TestPingPongHog,
+ * TestGoroutineParallelism; plus gmk's own: the safe point, the slice
+ * and idle cores halting.
+ */
+#include <stdio.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/spinlock.h"
+#include "kernel/test.h"
+#include "tests/preempt_testutil.h"
+#include "tests/sched_testutil.h"
+
+/* The longest any Gs these tests start may run: a test that fails still
+ * leaves no G spinning behind it. */
+#define SPIN_MAX_NS (5 * NSEC_PER_SEC)
+
+static volatile uint32_t spin_stop;
+static volatile uint64_t spin_exited;
+
+/* A G that spins in registers until spin_stop (looked at every chunk). */
+static void spinner(void *arg)
+{
+	uint64_t end = nanotime() + SPIN_MAX_NS;
+	(void)arg;
+	while (!atomic_load32(&spin_stop) && nanotime() < end)
+		spin_registers(SPIN_CHUNK);
+	atomic_xadd64(&spin_exited, 1);
+}
+
+static void spinners_start(uint32_t n)
+{
+	atomic_store32(&spin_stop, 0);
+	atomic_store64(&spin_exited, 0);
+	for (uint32_t i = 0; i < n; i++)
+		go(spinner, NULL);
+}
+
+static uint64_t spinners_stop(uint32_t n)
+{
+	atomic_store32(&spin_stop, 1);
+	return sleep_until_count(&spin_exited, n, 2 * SPIN_MAX_NS);
+}
+
+/*
+ * TestPreemption / TestAsyncPreempt: one G per P spins with no calls and
+ * no memory accesses; this G still gets a P back (only preemption can
+ * give it one), sleeps and yields its way through, and ends the test.
+ */
+#define TIGHT_ROUNDS 5
+
+TEST(preempt_tight_loops_cannot_starve_another_g)
+{
+	uint32_t np = sched_nprocs();
+	uint64_t pre0 = SUM_P(npreempt), t0 = nanotime();
+
+	spinners_start(np);
+	for (int i = 0; i < TIGHT_ROUNDS; i++) {
+		sleep_ns(2 * NSEC_PER_MSEC);	/* the spinners take every P */
+		gosched();
+	}
+	uint64_t ms = (nanotime() - t0) / NSEC_PER_MSEC;
+	uint64_t exited = spinners_stop(np);
+	uint64_t pre = SUM_P(npreempt) - pre0;
+	printf("# %u spinners: %d rounds in %llu ms, %llu async preemptions\n", np,
+	       TIGHT_ROUNDS, (unsigned long long)ms, (unsigned long long)pre);
+	ASSERT_EQ(exited, np);
+	EXPECT_GE(pre, TIGHT_ROUNDS);
+}
+
+/*
+ * TestYieldProgress: Gs looping on gosched() on every P do not keep a G
+ * that sleeps 10 ms from waking and telling them to stop.
+ */
+static volatile uint32_t yield_stop;
+static volatile uint64_t yield_done;
+
+static void yielder(void *arg)
+{
+	uint64_t end = nanotime() + SPIN_MAX_NS;
+	(void)arg;
+	while (!atomic_load32(&yield_stop) && nanotime() < end)
+		gosched();
+	atomic_xadd64(&yield_done, 1);
+}
+
+TEST(preempt_gosched_loops_do_not_block_a_sleeper)
+{
+	uint32_t n = sched_nprocs();
+
+	atomic_store32(&yield_stop, 0);
+	atomic_store64(&yield_done, 0);
+	for (uint32_t i = 0; i < n; i++)
+		go(yielder, NULL);
+	uint64_t t0 = nanotime();
+	sleep_ns(10 * NSEC_PER_MSEC);
+	uint64_t slept = nanotime() - t0;
+	atomic_store32(&yield_stop, 1);
+	ASSERT_EQ(sleep_until_count(&yield_done, n, 2 * SPIN_MAX_NS), n);
+	EXPECT_GE(slept, 10 * NSEC_PER_MSEC);
+	EXPECT_LT(slept, SPIN_MAX_NS);
+}
+
+/*
+ * A pair of Gs handing a token back and forth with gopark/goready: the
+ * running one does `work` units, readies its partner (into runnext) and
+ * parks. Channels are not needed for this.
+ */
+struct pingpong {
+	volatile uintptr_t parked;	/* the parked partner, published by park */
+	volatile uint64_t count;	/* work units done */
+	volatile uint64_t handoffs;
+	uint64_t work;
+	volatile uint32_t stop;
+	volatile uint32_t exited;
+	volatile uint64_t *alldone;
+};
+
+static void pp_park(struct pingpong *pp)
+{
+	gopark(publish_parked, (void *)&pp->parked, waitReasonTest);
+}
+
+static void pp_wake_partner(struct pingpong *pp)
+{
+	uintptr_t w;
+	while ((w = atomic_xchguintptr(&pp->parked, 0)) == 0)
+		arch_cpu_relax();	/* it is just parking, on another core */
+	goready((struct g *)w);
+}
+
+static void pp_run(struct pingpong *pp, bool start_parked)
+{
+	if (start_parked)
+		pp_park(pp);
+	for (;;) {
+		if (atomic_load32(&pp->stop))
+			break;
+		volatile uint64_t c = 0;	/* real work: not folded away */
+		for (uint64_t i = 0; i < pp->work; i++)
+			c++;
+		atomic_xadd64(&pp->count, c);
+		atomic_xadd64(&pp->handoffs, 1);
+		pp_wake_partner(pp);
+		pp_park(pp);
+	}
+	/* The first to see stop wakes the other, which then just leaves. */
+	if (atomic_xadd32(&pp->exited, 1) == 1)
+		pp_wake_partner(pp);
+	atomic_xadd64(pp->alldone, 1);
+}
+
+static void pp_first(void *arg) { pp_run(arg, false); }
+static void pp_second(void *arg) { pp_run(arg, true); }
+
+static void pp_start(struct pingpong *pp, uint64_t work, volatile uint64_t *alldone)
+{
+	pp->parked = 0;
+	pp->count = pp->handoffs = 0;
+	pp->work = work;
+	pp->stop = pp->exited = 0;
+	pp->alldone = alldone;
+	go(pp_second, pp);
+	go(pp_first, pp);
+}
+
+/*
+ * TestPingPongHog: a pair doing 1,000,000 units per hand-off and a pair
+ * doing 1,000 both make progress over 100 ms; their totals stay within a
+ * factor of 20. Strongest at one P, where only the tick stops a runnext
+ * chain (which shares one slice) from keeping the P.
+ */
+#define HOG_WORK 1000000
+#define LIGHT_WORK 1000
+#define HOG_FACTOR 20
+
+static struct pingpong hog, light;
+static volatile uint64_t pp_alldone;
+
+TEST(preempt_ping_pong_hog_cannot_starve_a_light_pair)
+{
+	atomic_store64(&pp_alldone, 0);
+	pp_start(&hog, HOG_WORK, &pp_alldone);
+	pp_start(&light, LIGHT_WORK, &pp_alldone);
+	sleep_ns(100 * NSEC_PER_MSEC);
+	atomic_store32(&hog.stop, 1);
+	atomic_store32(&light.stop, 1);
+	ASSERT_EQ(sleep_until_count(&pp_alldone, 4, SPIN_MAX_NS), 4);
+	printf("# hog %llu units in %llu hand-offs, light %llu units in %llu "
+	       "hand-offs\n", (unsigned long long)hog.count,
+	       (unsigned long long)hog.handoffs, (unsigned long long)light.count,
+	       (unsigned long long)light.handoffs);
+	EXPECT_GE(light.count * HOG_FACTOR, hog.count);
+	EXPECT_GE(hog.count * HOG_FACTOR, light.count);
+}
+
+/*
+ * TestGoroutineParallelism: nprocs Gs pass a token in strict order through
+ * a shared counter, busy-waiting for their turn: it completes quickly only
+ * if all of them run at once, one per P.
+ */
+#define PAR_ROUNDS 20
+static volatile uint32_t par_x;
+static volatile uint64_t par_done;
+static uint32_t par_n;
+
+static void par_g(void *arg)
+{
+	uint32_t p = (uint32_t)(uintptr_t)arg;
+	for (uint32_t i = 0; i < PAR_ROUNDS; i++) {
+		uint32_t want = p + i * par_n;
+		while (atomic_load32(&par_x) != want)
+			arch_cpu_relax();
+		atomic_store32(&par_x, want + 1);
+	}
+	atomic_xadd64(&par_done, 1);
+}
+
+TEST(preempt_goroutines_run_in_parallel)
+{
+	par_n = sched_nprocs();
+	atomic_store32(&par_x, 0);
+	atomic_store64(&par_done, 0);
+	uint64_t t0 = nanotime();
+	for (uint32_t p = 0; p < par_n; p++)
+		go(par_g, (void *)(uintptr_t)p);
+	ASSERT_EQ(sleep_until_count(&par_done, par_n, 4 * SPIN_MAX_NS), par_n);
+	EXPECT_EQ(par_x, par_n * PAR_ROUNDS);
+	printf("# %u Gs x %d strict turns in %llu ms\n", par_n, PAR_ROUNDS,
+	       (unsigned long long)((nanotime() - t0) / NSEC_PER_MSEC));
+}
+
+/*
+ * The preempt-off count: a G that holds a spinlock past its slice is not
+ * switched at the tick, but as soon as it drops the lock (the safe point).
+ */
+static struct spinlock hold_lock = SPINLOCK_INIT("preempt test");
+static volatile uint64_t hold_done;
+static volatile uint64_t hold_switched;	/* preempted while holding: must stay 0 */
+
+static void lock_holder(void *arg)
+{
+	uint64_t slice = (uint64_t)(uintptr_t)arg;
+	spin_lock(&hold_lock);
+	struct g *me = getg();
+	unsigned cpu0 = this_cpu()->id;
+	uint64_t end = nanotime() + 3 * slice;
+	while (nanotime() < end)
+		if (this_cpu()->id != cpu0 || getg() != me)
+			atomic_store64(&hold_switched, 1);
+	spin_unlock(&hold_lock);	/* the safe point: switched out here */
+	atomic_xadd64(&hold_done, 1);
+}
+
+TEST(preempt_spinlock_holder_is_switched_at_the_safe_point)
+{
+	uint64_t old = sched_set_slice(2 * NSEC_PER_MSEC);
+	uint64_t safe0 = SUM_P(npreemptsafe);
+	uint32_t n = sched_nprocs();
+
+	atomic_store64(&hold_done, 0);
+	atomic_store64(&hold_switched, 0);
+	for (uint32_t i = 0; i < n; i++)
+		go(lock_holder, (void *)(uintptr_t)(2 * NSEC_PER_MSEC));
+	uint64_t done = sleep_until_count(&hold_done, n, SPIN_MAX_NS);
+	sched_set_slice(old);
+	ASSERT_EQ(done, n);
+	EXPECT_EQ(hold_switched, 0);
+	EXPECT_GE(SUM_P(npreemptsafe) - safe0, 1);
+}
+
+/*
+ * A G spinning alone is preempted about once per slice, at the default
+ * slice and at 2 ms; the longest hold since the test began is the slice
+ * plus the interrupt's lateness.
+ */
+static void spin_for_slices(uint64_t slice, uint64_t window)
+{
+	uint32_t np = sched_nprocs();
+	uint64_t pre0 = SUM_P(npreempt);
+	spinners_start(np);
+	sleep_ns(window);
+	uint64_t exited = spinners_stop(np);
+	uint64_t pre = SUM_P(npreempt) - pre0;
+	uint64_t expect = window / slice * np;
+	printf("# slice %llu us: %u spinners for %llu ms: %llu preemptions "
+	       "(about %llu expected), longest hold on any P since boot %llu us\n",
+	       (unsigned long long)(slice / NSEC_PER_USEC), np,
+	       (unsigned long long)(window / NSEC_PER_MSEC), (unsigned long long)pre,
+	       (unsigned long long)expect,
+	       (unsigned long long)(max_maxhold_ns() / NSEC_PER_USEC));
+	EXPECT_EQ(exited, np);
+	/* Under an overloaded emulator ticks come late, never early. */
+	EXPECT_GE(pre * 4, expect);
+	EXPECT_LE(pre, expect + 2 * np + 2);
+}
+
+TEST(preempt_spinning_g_is_preempted_once_per_slice)
+{
+	spin_for_slices(sched_slice_ns(), 200 * NSEC_PER_MSEC);
+	uint64_t old = sched_set_slice(2 * NSEC_PER_MSEC);
+	spin_for_slices(2 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC);
+	sched_set_slice(old);
+}
+
+/*
+ * Idle cores halt (wfi/hlt) instead of polling: with one busy G, every
+ * other core records halted time for most of the window.
+ */
+TEST(preempt_idle_cores_halt)
+{
+	uint64_t idle0[MAX_CPUS], irq0[MAX_CPUS], t0 = nanotime();
+	const uint64_t window = 200 * NSEC_PER_MSEC;
+
+	for (unsigned i = 0; i < ncpus; i++) {
+		idle0[i] = cpu_idle_ns(&cpus[i]);
+		irq0[i] = atomic_load64(&cpus[i].timer_irqs);
+	}
+	delay_ns(window);		/* this G is the one busy G */
+	uint64_t elapsed = nanotime() - t0;
+	unsigned halted = 0;
+	uint64_t total = 0;
+	for (unsigned i = 0; i < ncpus; i++) {
+		uint64_t d = cpu_idle_ns(&cpus[i]) - idle0[i];
+		total += d;
+		halted += d * 2 >= elapsed;
+		printf("#   core %u: halted %llu ms, %llu timer interrupts\n", i,
+		       (unsigned long long)(d / NSEC_PER_MSEC),
+		       (unsigned long long)(cpus[i].timer_irqs - irq0[i]));
+	}
+	printf("# %u of %u cores halted for more than half of %llu ms\n", halted,
+	       ncpus, (unsigned long long)(elapsed / NSEC_PER_MSEC));
+	/* The busy G may move between cores (preemption), so count cores. */
+	EXPECT_GE(halted + 1, ncpus);
+	EXPECT_GE(total * 2, (ncpus - 1) * elapsed);
+}
+
+#include "sched/schedimpl.h"
+TEST(zz_debug_dump)
+{
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct m *mp = cpus[i].m;
+		printf("# core %u: m=%p spinning=%u p=%d curg=%llu preempt_off=%u resched=%u deadline=%llu park=%u\n", i, (void*)mp,
+		       mp ? mp->spinning : 0, mp && mp->p ? (int)mp->p->id : -1,
+		       mp && mp->curg ? (unsigned long long)mp->curg->goid : 0ull,
+		       cpus[i].preempt_off, cpus[i].resched, (unsigned long long)cpus[i].timer_deadline_ns, mp ? mp->park : 0);
+	}
+	for (struct g *gp = sched.runq.head; gp; gp = gp->schedlink)
+		printf("# globrunq: g%llu status %u\n", (unsigned long long)gp->goid, gp->atomicstatus);
+}

@@ -1,0 +1,62 @@
+/* Helpers shared by the preemption and timer tests (tests/preempt_*.c,
+ * tests/timer_*.c). */
+#ifndef GMK_TESTS_PREEMPT_TESTUTIL_H
+#define GMK_TESTS_PREEMPT_TESTUTIL_H
+
+#include "kernel/atomic.h"
+#include "kernel/percpu.h"
+#include "kernel/preempt.h"
+#include "kernel/time.h"
+#include "sched/sched.h"
+#include "sched/timer.h"
+
+/* tests/regs_<arch>.S: n iterations of a loop on one register, no calls
+ * and no memory accesses. */
+void spin_registers(uint64_t n);
+
+/* Iterations of spin_registers between two looks at a stop flag: a few
+ * milliseconds under QEMU, so the Gs stop soon after a test ends while
+ * nearly all their time is in the register-only loop. */
+#define SPIN_CHUNK (1u << 20)
+
+/* Wait, sleeping (so the P is free for others), until *counter reaches
+ * want or timeout_ns passes; returns the last value seen. */
+static inline uint64_t sleep_until_count(volatile uint64_t *counter, uint64_t want,
+					 uint64_t timeout_ns)
+{
+	uint64_t end = nanotime() + timeout_ns;
+	uint64_t v;
+	while ((v = atomic_load64(counter)) < want && nanotime() < end)
+		sleep_ns(NSEC_PER_MSEC);
+	return v;
+}
+
+/* Sum of a per-P counter over every P. */
+#define SUM_P(field)                                                       \
+	({                                                                 \
+		uint64_t s_ = 0;                                           \
+		for (uint32_t i_ = 0; i_ < sched_nprocs(); i_++)           \
+			s_ += __atomic_load_n(&sched_p(i_)->field,         \
+					      __ATOMIC_RELAXED);           \
+		s_;                                                        \
+	})
+
+static inline uint64_t max_maxhold_ns(void)
+{
+	uint64_t m = 0;
+	for (uint32_t i = 0; i < sched_nprocs(); i++) {
+		uint64_t h = __atomic_load_n(&sched_p(i)->maxhold_ns, __ATOMIC_RELAXED);
+		if (h > m)
+			m = h;
+	}
+	return m;
+}
+
+/* The id of the P running this G, with preemption off around the caller's
+ * use of it (preempt_disable first). */
+static inline uint32_t this_p_id(void)
+{
+	return getg()->m->p->id;
+}
+
+#endif
