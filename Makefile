@@ -29,6 +29,7 @@ SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
         $(wildcard kernel/*.c) \
         $(wildcard sched/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
+        $(wildcard tests/bench/*.c) \
         $(BOARD_SRCS)
 OBJS := $(patsubst %,$(BUILD)/%.o,$(SRCS))
 DEPS := $(OBJS:.o=.d)

@@ -6,8 +6,8 @@
  *                              when memory runs out (like page_alloc)
  *   void kfree(void *p)        p from kmalloc, or NULL
  *
- * Safe from any core and any G; not from interrupt handlers that could
- * interrupt a holder on the same core (the lock masks interrupts, so it is).
+ * Safe from any core and any G, and from interrupt handlers: its locks are
+ * taken with interrupts masked, as the page allocator's are.
  */
 #ifndef GMK_KERNEL_KMALLOC_H
 #define GMK_KERNEL_KMALLOC_H

@@ -126,17 +126,31 @@ void smp_release_cores(void)
 
 extern const struct program __start_gmk_programs[], __stop_gmk_programs[];
 
-static const struct program *program_find(const char *name)
+/* Run one program by name; returns its status (2 when there is none). */
+static int program_run(const char *name, size_t len)
 {
-	for (const struct program *p = __start_gmk_programs; p < __stop_gmk_programs; p++)
-		if (strcmp(p->name, name) == 0)
-			return p;
-	return NULL;
+	const struct program *p;
+
+	for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+		if (strlen(p->name) == len && strncmp(p->name, name, len) == 0)
+			break;
+	if (p == __stop_gmk_programs) {
+		printf("gmk: run=%.*s: no such program; programs:", (int)len, name);
+		for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+			printf(" %s", p->name);
+		printf("\n");
+		return 2;
+	}
+	printf("gmk: running %s: %s\n", p->name, p->about);
+	int status = p->main();
+	printf("gmk: %s exited with status %d\n", p->name, status);
+	return status;
 }
 
 /*
- * The main G: what the command line asked for. Tests first (test=), then a
- * program (run=); with neither, list what there is.
+ * The main G: what the command line asked for. Tests first (test=), then
+ * programs (run=a,b runs a then b, stopping at the first that fails); with
+ * neither, say what there is.
  */
 void kernel_main_g(void *arg)
 {
@@ -145,16 +159,12 @@ void kernel_main_g(void *arg)
 	if (kopts.test[0]) {
 		status = test_run(kopts.test) ? 1 : 0;
 	} else if (kopts.run[0]) {
-		const struct program *p = program_find(kopts.run);
-		if (!p) {
-			printf("gmk: run=%s: no such program; programs:", kopts.run);
-			for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
-				printf(" %s", p->name);
-			printf("\n");
-			board_exit(2);
+		for (const char *r = kopts.run; *r && status == 0;) {
+			const char *comma = strchr(r, ',');
+			size_t len = comma ? (size_t)(comma - r) : strlen(r);
+			status = program_run(r, len);
+			r += len + (comma ? 1 : 0);
 		}
-		status = p->main();
-		printf("gmk: %s exited with status %d\n", p->name, status);
 	} else {
 		printf("gmk: nothing to run (add test=<glob> or run=<program>)\n");
 	}

@@ -102,6 +102,26 @@ static struct g *gfget(struct p *pp, size_t bytes)
 	return gp;
 }
 
+/*
+ * gfree_release_stacks: give the stacks of the dead Gs cached on this P
+ * and on the global free list back to the page allocator; their records
+ * stay for reuse (newproc1 gives a record without a stack a new one). Go
+ * frees dead Gs' stacks at each GC (markrootFreeGStacks); gmk has no GC,
+ * so the benchmarks call this before a memory figure. Other Ps' caches
+ * are theirs alone (owner only) and keep at most GFREE_LOCAL_MAX Gs each.
+ */
+void gfree_release_stacks(void)
+{
+	preempt_disable();	/* pp's free list is used as its owner */
+	for (struct g *gp = getm()->p->gfree.head; gp; gp = gp->schedlink)
+		stackfree(gp);
+	spin_lock(&sched.gfree_lock);
+	for (struct g *gp = sched.gfree.head; gp; gp = gp->schedlink)
+		stackfree(gp);
+	spin_unlock(&sched.gfree_lock);
+	preempt_enable();
+}
+
 /* The first function of every G: run its entry, then exit. */
 static void gstart(void)
 {

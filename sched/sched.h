@@ -57,6 +57,9 @@ uint64_t goid(void);				/* of the running G */
 struct p *sched_p(uint32_t id);		/* allp[id], for its counters */
 uint32_t sched_nprocs(void);
 uint64_t sched_seed(void);		/* seed= or a boot-time value */
+/* Free the stacks cached with dead Gs (this P's and the global list), as
+ * Go's GC does; the benchmarks' memory figures call it first. */
+void gfree_release_stacks(void);
 /* The preemption time slice, and a test override of it (0 = the command
  * line's again); sched_set_slice returns the override it replaces. */
 uint64_t sched_slice_ns(void);

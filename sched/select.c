@@ -16,8 +16,9 @@
  *      CAS may already have unlinked themselves.
  *
  * Where gmk departs from Go: the sudogs, pollorder and lockorder are
- * arrays on the selecting G's stack (bounded by SELECT_MAX_CASES), and the
- * "which case fired" word is in struct selectwait rather than g.param.
+ * arrays on the selecting G's stack, sized by the number of cases (at most
+ * SELECT_MAX_CASES), and the "which case fired" word is in struct
+ * selectwait rather than g.param.
  */
 #include <string.h>
 
@@ -100,7 +101,10 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 	if (ncases < 0 || ncases > SELECT_MAX_CASES)
 		panic("select: %d cases (at most %d)", ncases, SELECT_MAX_CASES);
 
-	uint16_t pollorder[SELECT_MAX_CASES], lockorder[SELECT_MAX_CASES];
+	/* Sized by the cases at hand (bounded above), not by the maximum:
+	 * a select runs on a G's small fixed stack. */
+	int nslots = ncases > 0 ? ncases : 1;
+	uint16_t pollorder[nslots], lockorder[nslots];
 	int norder = 0;
 
 	/* Insertion shuffle of the cases that have a channel; nil-channel
@@ -198,7 +202,7 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 	}
 
 	/* Pass 2: queue on every channel, in lock order, and park. */
-	struct sudog sgs[SELECT_MAX_CASES];
+	struct sudog sgs[nslots];
 	struct selectwait sel = { 0, NULL };
 	struct sudog *waiting = NULL, **linkp = &waiting;
 	struct g *gp = getg();

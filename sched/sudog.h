@@ -55,9 +55,11 @@ struct waitq {
 };
 
 /*
- * gopark unlock function for "park, then release this spinlock" (Go's
- * goparkunlock). It runs on the core's g0 after the G's context is saved,
- * so a waker that takes the lock afterwards always finds a parked G.
+ * Park, then release this spinlock (Go's goparkunlock). The unlock runs on
+ * the core's g0 after the G's context is saved, so a waker that takes the
+ * lock afterwards always finds a parked G. It is the same core that took
+ * the lock (a G holding a spinlock is not preempted, kernel/preempt.h), so
+ * the lock's holder check and the core's preempt-off count balance.
  */
 static inline bool parkunlock_spin(struct g *gp, void *lock)
 {

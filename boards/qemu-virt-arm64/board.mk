@@ -13,4 +13,4 @@ BOARD_SRCS := boards/qemu-virt-arm64/board.c \
 	kernel/irq/gicv3.c \
 	kernel/dev/pl011.c
 BOARD_POSTLINK :=
-BOARD_RUN_CMDLINE := run=sched_demo schedtrace=50
+BOARD_RUN_CMDLINE := run=sched_demo,primes schedtrace=250

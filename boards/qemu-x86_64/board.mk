@@ -8,4 +8,4 @@ BOARD_CFLAGS :=
 # beside gmk.elf (tools/run-qemu boots it). Recursive: KERNEL and BUILD are
 # set after this file is read.
 BOARD_POSTLINK = $(OBJCOPY) -O elf32-i386 $(KERNEL) $(BUILD)/gmk.elf32
-BOARD_RUN_CMDLINE := run=sched_demo schedtrace=50
+BOARD_RUN_CMDLINE := run=sched_demo,primes schedtrace=250

@@ -1,0 +1,73 @@
+/*
+ * parked: 100,000 Gs blocked on one channel. Figure: bytes of memory per
+ * parked G, from the page allocator's own count (page_bytes_in_use): the
+ * growth from before the first G starts to when all of them have reached
+ * the channel, over their number.
+ *
+ * The Gs use a small stack (go_stack, PARKED_SMALL_STACK); the same
+ * figure with the default stack (G_STACK_DEFAULT) is printed beside it,
+ * measured with a tenth as many Gs so that it fits in the guest's memory
+ * (the figure is per G; the count does not change it).
+ *
+ * Dead Gs keep their stacks in the free-G caches for reuse, and those
+ * pages stay "in use"; each measurement first gives the cached stacks
+ * back (gfree_release_stacks, as Go's GC does) so that the Gs get fresh
+ * ones. Their records stay cached (as in Go, where allgs never shrinks),
+ * so the record (~sizeof(struct g)) counts in the first run only: the
+ * median is stack memory and what the channel wait needs.
+ */
+#include "tests/bench/bench.h"
+
+#define PARKED_GS		100000u
+#define PARKED_DEFAULT_DIV	10u	/* default-stack run: a tenth as many */
+#define PARKED_SMALL_STACK	2048	/* bytes, Go's initial stack size */
+
+struct parked {
+	chan_t c;
+	volatile uint64_t started, woke;
+	struct waitgroup done;
+};
+
+static void parked_g(void *arg)
+{
+	struct parked *pk = arg;
+	atomic_xadd64(&pk->started, 1);
+	if (!chan_recv(pk->c, NULL))		/* false: closed, as expected */
+		atomic_xadd64(&pk->woke, 1);
+	waitgroup_done(&pk->done);
+}
+
+/* Park n Gs with stack_bytes each; returns bytes per G. */
+static double park_n(struct bench_ctx *c, uint32_t n, long stack_bytes)
+{
+	struct parked pk = { .c = NULL };
+
+	gfree_release_stacks();
+	uint64_t before = page_bytes_in_use();
+	pk.c = chan_make(0, 0);			/* Go's chan struct{} */
+	waitgroup_add(&pk.done, (int32_t)n);
+	for (uint32_t i = 0; i < n; i++)
+		go_stack(parked_g, &pk, stack_bytes);
+	/* Once a G has counted itself it allocates nothing more. */
+	while (atomic_load64(&pk.started) < n)
+		gosched();
+	uint64_t during = page_bytes_in_use();
+
+	chan_close(pk.c);
+	waitgroup_wait(&pk.done);
+	chan_free(pk.c);
+	uint64_t woke = atomic_load64(&pk.woke);
+	if (woke != n)
+		bench_fail(c, "%llu of %u Gs woke from the closed channel",
+			   (unsigned long long)woke, n);
+	return ((double)during - (double)before) / n;
+}
+
+double bench_parked(struct bench_ctx *c)
+{
+	uint32_t n = bench_count(c, PARKED_GS);
+	uint32_t nd = n / PARKED_DEFAULT_DIV ? n / PARKED_DEFAULT_DIV : 1;
+
+	c->aux[0] = park_n(c, nd, G_STACK_DEFAULT);
+	return park_n(c, n, PARKED_SMALL_STACK);
+}

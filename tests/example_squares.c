@@ -1,0 +1,58 @@
+/* The README's example program, kept here so that it compiles and runs:
+ * make run CMDLINE="run=squares" */
+#include <stdio.h>
+#include "sched/gmk.h"
+
+struct job { chan_t in, out; struct waitgroup *wg; };
+
+static void squarer(void *p)			/* a worker goroutine */
+{
+	struct job *j = p;
+	int v;
+
+	while (chan_recv(j->in, &v)) {		/* false once closed and drained */
+		int sq = v * v;
+		chan_send(j->out, &sq);
+	}
+	waitgroup_done(j->wg);
+}
+
+static void closer(void *p)			/* closes out when all are done */
+{
+	struct job *j = p;
+
+	waitgroup_wait(j->wg);
+	chan_close(j->out);
+}
+
+PROGRAM(squares, "sum of squares with 4 workers")
+{
+	static struct waitgroup wg;
+	static struct job j;
+	chan_t quit = chan_make(0, 0);		/* chan struct{}: never used here */
+	int sum = 0, v;
+
+	j = (struct job){ chan_make(sizeof(int), 0), chan_make(sizeof(int), 8), &wg };
+	waitgroup_add(&wg, 4);
+	for (int i = 0; i < 4; i++)
+		go(squarer, &j);
+	go(closer, &j);
+
+	for (int i = 1; i <= 100;) {		/* feed the workers ... */
+		struct select_case cs[] = {
+			SELECT_SEND(j.in, &i),		/* ... while ... */
+			SELECT_RECV(j.out, &v),		/* ... collecting */
+			SELECT_RECV(quit, NULL),
+		};
+		switch (chan_select(cs, 3, false)) {
+		case 0: i++; break;
+		case 1: sum += v; break;
+		case 2: return 1;
+		}
+	}
+	chan_close(j.in);
+	while (chan_recv(j.out, &v))		/* the rest */
+		sum += v;
+	printf("sum of squares 1..100 = %d\n", sum);	/* 338350 */
+	return sum == 338350 ? 0 : 1;
+}
