@@ -33,9 +33,7 @@ struct option {
 
 static const struct option options[] = {
 	OPT("test", OPT_STRING, test, 0, 0, "glob of tests to run"),
-	OPT("bench", OPT_STRING, bench, 0, 0, "benchmark name or all"),
-	OPT("benchdiv", OPT_U32, benchdiv, 1, 1000000,
-	    "divide the benchmarks' counts by N (TCG, smoke runs)"),
+	OPT("bench", OPT_STRING, bench, 0, 0, "benchmarks: all or a,b; name/N divides its counts"),
 	OPT("run", OPT_STRING, run, 0, 0, "program to run"),
 	OPT("slice", OPT_DURATION, slice_ns, MIN_SLICE_NS, MAX_SLICE_NS,
 	    "time slice, with a unit: 10ms, 500us"),
@@ -165,7 +163,7 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 				idx = i;
 			}
 		if (!o) {
-			snprintf(err, errlen, "unknown option '%.*s' (known: test bench benchdiv run "
+			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
 				 "slice schedtrace nprocs seed)", (int)klen, w);
 			return false;
 		}

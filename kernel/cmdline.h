@@ -11,8 +11,7 @@
 
 struct kernel_options {
 	char test[128];			/* test=<glob>; "" = no tests */
-	char bench[64];			/* bench=<name>|all */
-	uint32_t benchdiv;		/* benchdiv=N: bench counts / N; 0 = 1 */
+	char bench[64];			/* bench=<name>[/N],...|all[/N] */
 	uint64_t slice_ns;		/* slice=10ms / 500us */
 	uint64_t schedtrace_ms;		/* schedtrace=MS, 0 = off */
 	uint32_t nprocs;		/* nprocs=N, 0 = every core */

@@ -149,8 +149,8 @@ static int program_run(const char *name, size_t len)
 
 /*
  * The main G: what the command line asked for. Tests first (test=), then
- * programs (run=a,b runs a then b, stopping at the first that fails); with
- * neither, say what there is.
+ * the benchmarks (bench=), then programs (run=a,b runs a then b, stopping
+ * at the first that fails); with none, say what there is.
  */
 void kernel_main_g(void *arg)
 {
@@ -158,6 +158,9 @@ void kernel_main_g(void *arg)
 
 	if (kopts.test[0]) {
 		status = test_run(kopts.test) ? 1 : 0;
+	} else if (kopts.bench[0]) {
+		/* The benchmarks are the program "bench" (tests/bench/). */
+		status = program_run("bench", strlen("bench"));
 	} else if (kopts.run[0]) {
 		for (const char *r = kopts.run; *r && status == 0;) {
 			const char *comma = strchr(r, ',');
@@ -166,7 +169,7 @@ void kernel_main_g(void *arg)
 			r += len + (comma ? 1 : 0);
 		}
 	} else {
-		printf("gmk: nothing to run (add test=<glob> or run=<program>)\n");
+		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
 	}
 	board_exit(status);
 }

@@ -446,6 +446,24 @@ top:
 	/* Local run queue: runnext, then the ring. A runnext chain
 	 * shares one slice; the tick preempts it when that is used up. */
 	gp = runqget(pp, inherit_time);
+	if (gp && *inherit_time &&
+	    nanotime() - pp->schedwhen >= sched_slice_ns()) {
+		/*
+		 * Nothing is left of the slice this chain shares: the tick
+		 * has just preempted its last G (or is about to). Often
+		 * that G was switched at the safe point that ends goready
+		 * or go, right after it filled runnext; inheriting would
+		 * then carry the chain on forever without a schedtick,
+		 * and the 61st-tick check would never run the global
+		 * queue. So the chain's next G starts a new slice, behind
+		 * the ring.
+		 */
+		*inherit_time = false;
+		if (!runqempty(pp)) {
+			runqput(pp, gp, false);
+			gp = runqget(pp, inherit_time);
+		}
+	}
 	if (gp) {
 		if (*inherit_time)
 			pp->nrunnext++;

@@ -53,11 +53,13 @@ void bench_fail(struct bench_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * Run every benchmark that `which` names ("all", a name, or names joined
- * by commas) with counts divided by div, printing one line each. Returns
- * the number that failed, or -1 if `which` names no benchmark.
+ * Run the benchmarks that `which` names, in BENCH.md's order, printing one
+ * line each: "all" or names joined by commas, each optionally "/N" to
+ * divide its counts by N ("all/1000", "spawn,parked/10"; the line then
+ * ends with scale=1/N). Returns the number that failed, or -1 (with a
+ * message) when `which` is malformed or names no benchmark.
  */
-int bench_main(const char *which, uint32_t div);
+int bench_main(const char *which);
 
 /* The workloads, one file each (tests/bench/<name>.c). */
 double bench_spawn(struct bench_ctx *c);

@@ -3,7 +3,7 @@
  * median with the minimum and maximum in the line format of BENCH.md, and
  * counts the benchmarks whose sanity checks failed. `bench=<name>|all` on
  * the kernel command line starts it (the PROGRAM below; kernel_main_g maps
- * bench= to it), `benchdiv=N` divides every count by N.
+ * bench= to it); `name/N` in the list divides that benchmark's counts by N.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,19 +65,72 @@ static void sort_doubles(double *v, int n)
 		}
 }
 
-/* Does `which` ("all", "name" or "a,b,c") name b? */
-static bool selected(const char *which, const char *name)
+/*
+ * One entry of the bench= list: "name" or "name/N". Returns its length in
+ * *len and N in *div (1 without "/N"); false if "/N" is not a number >= 1.
+ */
+static bool parse_entry(const char *w, size_t *len, size_t *namelen, uint32_t *div)
 {
-	size_t n = strlen(name);
-	for (const char *w = which; *w;) {
-		const char *end = strchr(w, ',');
-		size_t wl = end ? (size_t)(end - w) : strlen(w);
-		if ((wl == 3 && memcmp(w, "all", 3) == 0) ||
-		    (wl == n && memcmp(w, name, n) == 0))
-			return true;
-		w += wl + (end ? 1 : 0);
+	const char *end = strchr(w, ',');
+	*len = end ? (size_t)(end - w) : strlen(w);
+	const char *slash = memchr(w, '/', *len);
+	*namelen = slash ? (size_t)(slash - w) : *len;
+	*div = 1;
+	if (!slash)
+		return true;
+	uint64_t v = 0;
+	const char *d = slash + 1;
+	if (d == w + *len)
+		return false;
+	for (; d < w + *len; d++) {
+		if (*d < '0' || *d > '9' || v > UINT32_MAX / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*d - '0');
 	}
-	return false;
+	if (v < 1 || v > UINT32_MAX)
+		return false;
+	*div = (uint32_t)v;
+	return true;
+}
+
+static const struct bench *bench_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < NBENCHES; i++)
+		if (strlen(benches[i].name) == len && memcmp(benches[i].name, name, len) == 0)
+			return &benches[i];
+	return NULL;
+}
+
+/* The divisor `which` gives benchmark b (its first matching entry), or 0
+ * if it does not select b. */
+static uint32_t selected(const char *which, const struct bench *b)
+{
+	size_t len, nl;
+	uint32_t div;
+	for (const char *w = which; *w; w += len + (w[len] == ',')) {
+		parse_entry(w, &len, &nl, &div);
+		if ((nl == 3 && memcmp(w, "all", 3) == 0) || bench_find(w, nl) == b)
+			return div;
+	}
+	return 0;
+}
+
+/* Every entry names a benchmark (or all) with a well-formed divisor. */
+static bool valid(const char *which)
+{
+	size_t len, nl;
+	uint32_t div;
+	if (!*which)
+		return false;
+	for (const char *w = which; *w; w += len + (w[len] == ',')) {
+		if (!parse_entry(w, &len, &nl, &div) ||
+		    (!(nl == 3 && memcmp(w, "all", 3) == 0) && !bench_find(w, nl))) {
+			printf("gmk: bench=%s: '%.*s' is not a benchmark[/N]\n", which,
+			       (int)len, w);
+			return false;
+		}
+	}
+	return true;
 }
 
 static bool run_one(const struct bench *b, uint32_t div)
@@ -116,28 +169,26 @@ static bool run_one(const struct bench *b, uint32_t div)
 	return true;
 }
 
-int bench_main(const char *which, uint32_t div)
+int bench_main(const char *which)
 {
-	int failed = 0, found = 0;
+	int failed = 0;
 
-	if (div == 0)
-		div = 1;
+	if (!valid(which))
+		return -1;
 	for (size_t i = 0; i < NBENCHES; i++) {
-		if (!selected(which, benches[i].name))
-			continue;
-		found++;
-		if (!run_one(&benches[i], div))
+		uint32_t div = selected(which, &benches[i]);
+		if (div && !run_one(&benches[i], div))
 			failed++;
 	}
-	return found ? failed : -1;
+	return failed;
 }
 
-PROGRAM(bench, "the benchmarks of BENCH.md: bench=<name>|all [benchdiv=N]")
+PROGRAM(bench, "the benchmarks of BENCH.md: bench=all|name[,name], name/N divides")
 {
-	int failed = bench_main(kopts.bench, kopts.benchdiv);
+	int failed = bench_main(kopts.bench);
 
 	if (failed < 0) {
-		printf("gmk: bench=%s: no such benchmark; benchmarks: all", kopts.bench);
+		printf("gmk: benchmarks: all");
 		for (size_t i = 0; i < NBENCHES; i++)
 			printf(" %s", benches[i].name);
 		printf("\n");

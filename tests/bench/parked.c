@@ -16,6 +16,7 @@
  * so the record (~sizeof(struct g)) counts in the first run only: the
  * median is stack memory and what the channel wait needs.
  */
+#include "kernel/page.h"
 #include "tests/bench/bench.h"
 
 #define PARKED_GS		100000u

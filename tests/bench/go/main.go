@@ -5,8 +5,9 @@
 //
 //	bench spawn nprocs=2 median=84.1 min=80.2 max=90.7 ns/G
 //
-// Usage: gmkbench -bench=all|name[,name] -nprocs=N [-div=D]
-// (GOMAXPROCS = N; counts are BENCH.md's divided by D, printed as scale=1/D).
+// Usage: gmkbench -bench=all|name[,name] -nprocs=N
+// GOMAXPROCS = N. As with the kernel's bench=, a name (or all) may end in
+// /D to divide that benchmark's counts by D, printed as scale=1/D.
 // A failed sanity check prints FAIL and the program exits 1.
 package main
 
@@ -16,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +38,8 @@ const (
 	latencySleepNs = 1000000
 	stealGs        = 10000
 	stealWorkNs    = 10000
+	// Go's time slice (runtime.forcePreemptNS), for the latency line.
+	goForcePreemptNs = 10000000
 )
 
 type ctx struct {
@@ -73,7 +77,7 @@ var benches = []bench{
 	{"pingpong", "ns/handoff", 1, pingpong, nil},
 	{"fanout", "efficiency", 3, fanout, nil},
 	{"parked", "B/G", 1, parked, nil},
-	{"latency", "us-p99", 1, latency, []string{"p50", "worst"}},
+	{"latency", "us-p99", 1, latency, []string{"p50", "worst", "slice"}},
 	{"steal", "wall/ideal", 3, steal, nil},
 }
 
@@ -269,6 +273,7 @@ func latency(c *ctx) float64 {
 	}
 	c.aux["p50"] = float64(late[n/2]) / 1000
 	c.aux["worst"] = float64(late[n-1]) / 1000
+	c.aux["slice"] = goForcePreemptNs / 1000
 	return float64(late[(n*99)/100]) / 1000
 }
 
@@ -304,27 +309,56 @@ func median(v []float64) (med, lo, hi float64) {
 	return s[len(s)/2], s[0], s[len(s)-1]
 }
 
+// divisors parses the -bench list: "all" or names joined by commas, each
+// with an optional /D. It returns each selected benchmark's divisor.
+func divisors(list string) (map[string]int, error) {
+	divs := map[string]int{}
+	for _, w := range strings.Split(list, ",") {
+		name, d := w, 1
+		if i := strings.IndexByte(w, '/'); i >= 0 {
+			v, err := strconv.Atoi(w[i+1:])
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("%q: not a benchmark[/N]", w)
+			}
+			name, d = w[:i], v
+		}
+		known := name == "all"
+		for _, b := range benches {
+			if b.name == name || name == "all" {
+				known = true
+				if _, seen := divs[b.name]; !seen {
+					divs[b.name] = d
+				}
+			}
+		}
+		if !known {
+			return nil, fmt.Errorf("%q: not a benchmark[/N]", w)
+		}
+	}
+	return divs, nil
+}
+
 func main() {
-	which := flag.String("bench", "all", "benchmark name, comma-separated names, or all")
+	which := flag.String("bench", "all", "all or name[,name]; name/N divides its counts by N")
 	nprocs := flag.Int("nprocs", runtime.NumCPU(), "GOMAXPROCS")
-	div := flag.Int("div", 1, "divide BENCH.md's counts by this")
 	flag.Parse()
-	if *nprocs < 1 || *div < 1 {
-		fmt.Fprintln(os.Stderr, "gmkbench: -nprocs and -div must be >= 1")
+	if *nprocs < 1 {
+		fmt.Fprintln(os.Stderr, "gmkbench: -nprocs must be >= 1")
+		os.Exit(2)
+	}
+	divs, err := divisors(*which)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gmkbench: -bench="+*which+": "+err.Error())
 		os.Exit(2)
 	}
 	runtime.GOMAXPROCS(*nprocs)
-	want := map[string]bool{}
-	for _, w := range strings.Split(*which, ",") {
-		want[w] = true
-	}
-	failed, found := false, false
+	failed := false
 	for _, b := range benches {
-		if !want["all"] && !want[b.name] {
+		div, ok := divs[b.name]
+		if !ok {
 			continue
 		}
-		found = true
-		c := &ctx{div: *div, nprocs: *nprocs}
+		c := &ctx{div: div, nprocs: *nprocs}
 		figs := make([]float64, 0, runs)
 		aux := map[string][]float64{}
 		for r := 0; r < runs && c.fail == ""; r++ {
@@ -345,16 +379,12 @@ func main() {
 			b.decimals, med, b.decimals, lo, b.decimals, hi, b.unit)
 		for _, k := range b.aux {
 			m, _, _ := median(aux[k])
-			line += fmt.Sprintf(" %s=%.*f", k, b.decimals, m)
+			line += fmt.Sprintf(" %s=%.1f", k, m)
 		}
-		if *div > 1 {
-			line += fmt.Sprintf(" scale=1/%d", *div)
+		if div > 1 {
+			line += fmt.Sprintf(" scale=1/%d", div)
 		}
 		fmt.Println(line)
-	}
-	if !found {
-		fmt.Fprintf(os.Stderr, "gmkbench: no benchmark named %q\n", *which)
-		os.Exit(2)
 	}
 	if failed {
 		os.Exit(1)
