@@ -1,0 +1,54 @@
+/*
+ * nprocs=N below the core count (Go's GOMAXPROCS): N cores get an M and a
+ * P, the others stay halted without either. make test boots this with
+ * nprocs=2 on 4 cores; at nprocs = cores it checks the plain case.
+ */
+#include "kernel/atomic.h"
+#include "kernel/cmdline.h"
+#include "kernel/percpu.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+#include "sched/sched.h"
+
+#define SPIN_WINDOW_NS (100 * NSEC_PER_MSEC)
+
+static volatile uint32_t spinners_done;
+
+static void spin_a_while(void *arg)
+{
+	uint64_t until = nanotime() + SPIN_WINDOW_NS;
+	(void)arg;
+	while (nanotime() < until)
+		;
+	atomic_xadd32(&spinners_done, 1);
+}
+
+TEST(sched_cores_beyond_nprocs_have_no_p_and_stay_halted)
+{
+	unsigned online = ncpus_online, with_m = 0;
+	uint32_t nprocs = sched_nprocs();
+	uint64_t idle0[MAX_CPUS];
+
+	ASSERT_EQ(nprocs, kopts.nprocs ? kopts.nprocs : online);
+	for (unsigned i = 0; i < ncpus; i++) {
+		with_m += cpus[i].m != NULL;
+		idle0[i] = cpu_idle_ns(&cpus[i]);
+	}
+	EXPECT_EQ(with_m, nprocs);
+
+	/* Keep every P busy; cores without an M must not join in. */
+	atomic_store32(&spinners_done, 0);
+	for (unsigned i = 0; i < 2 * online; i++)
+		go(spin_a_while, NULL);
+	while (atomic_load32(&spinners_done) < 2 * online)
+		gosched();
+
+	for (unsigned i = 0; i < ncpus; i++) {
+		if (cpus[i].m)
+			continue;
+		uint64_t halted = cpu_idle_ns(&cpus[i]) - idle0[i];
+		if (halted * 2 < SPIN_WINDOW_NS)
+			test_fail(__FILE__, __LINE__, "core %u has no M but halted only %llu us "
+				  "of the busy window", i, (unsigned long long)(halted / 1000));
+	}
+}
