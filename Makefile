@@ -1,5 +1,5 @@
 # gmk: one entry point.
-#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | debug | image | deps | clean
+#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | deps | clean
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/, kernel/, sched/,
@@ -89,7 +89,7 @@ $(DEPS_STAMP):
 	$(Q)tools/deps
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test debug image deps clean host-test
+.PHONY: all kernel run test bench bench-compare debug image deps clean host-test
 all: kernel
 kernel: $(KERNEL)
 
@@ -125,6 +125,16 @@ debug: deps
 
 test: deps
 	$(Q)tools/test-all
+
+# Benchmarks (shared/BENCH.md): the kernel's at nprocs=1 and all cores
+# (SMP defaults to the host's core count here), and gmk against Go.
+BENCH_SMP ?= $(shell nproc)
+bench: deps
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)tools/bench --board $(BOARD) --smp $(BENCH_SMP)
+
+bench-compare: deps
+	$(Q)tools/bench-compare --smp $(BENCH_SMP)
 
 host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host

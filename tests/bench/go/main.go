@@ -235,13 +235,14 @@ func parked(c *ctx) float64 {
 // figure: how late it wakes, p99 (p50 and worst beside it), microseconds.
 func latency(c *ctx) float64 {
 	n := c.n(latencySleeps)
-	var stop int32
+	var stop, running int32
 	var spinners sync.WaitGroup
 	spins := make([]uint64, c.nprocs)
 	spinners.Add(c.nprocs)
 	for k := 0; k < c.nprocs; k++ {
 		go func(k int) {
 			x := uint64(k)
+			atomic.AddInt32(&running, 1)
 			for atomic.LoadInt32(&stop) == 0 {
 				x = lcg(x, 64)
 				spins[k]++
@@ -249,23 +250,27 @@ func latency(c *ctx) float64 {
 			spinners.Done()
 		}(k)
 	}
+	// The sleeper starts once every P runs a spinner.
+	for atomic.LoadInt32(&running) < int32(c.nprocs) {
+		runtime.Gosched()
+	}
 	late := make([]int64, n)
+	slept := 0
 	done := make(chan struct{})
 	go func() {
 		for i := 0; i < n; i++ {
 			t0 := time.Now()
 			time.Sleep(latencySleepNs)
 			late[i] = time.Since(t0).Nanoseconds() - latencySleepNs
+			slept++
 		}
 		close(done)
 	}()
 	<-done
 	atomic.StoreInt32(&stop, 1)
 	spinners.Wait()
-	for k, s := range spins {
-		if s == 0 {
-			c.failf("latency: spinner %d never ran", k)
-		}
+	if slept != n {
+		c.failf("latency: the sleeper slept %d times, not %d", slept, n)
 	}
 	sort.Slice(late, func(i, j int) bool { return late[i] < late[j] })
 	if late[0] < 0 {
