@@ -35,8 +35,95 @@ static size_t stack_npages(size_t bytes)
 	return n;
 }
 
+/*
+ * Small stacks: Go starts every goroutine on a 2 KiB stack and grows it by
+ * copying. gmk's stacks never move (sudogs and select state live on them),
+ * so a G gets its final stack at birth, and a G that asks for at most
+ * G_STACK_SMALL bytes gets half a page from a pool (Go's stackpool, order
+ * 0) instead of pages of its own. It has no guard page: one would cost
+ * twice the stack. The stack's lowest word holds a canary instead, checked
+ * whenever the G leaves its core (stackcheck, from dropg): an overflow is
+ * reported, naming the G, at its next switch at the latest, though by then
+ * it may have written over whatever lies below. Small stacks are for Gs of
+ * known, shallow depth: many parked waiters, leaf workers.
+ *
+ * A pool page goes back to the page allocator as soon as both halves are
+ * free, so the pool caches nothing (dead Gs cache their stacks already).
+ */
+#define STACK_CANARY	0x9e3779b97f4a7c15ull	/* lowest word of a live small stack */
+#define STACK_POOL_FREE	0x5ca1ab1efee1deadull	/* lowest word of a free half */
+
+struct pool_chunk {		/* a free half page, linked through itself */
+	uint64_t magic;		/* STACK_POOL_FREE */
+	struct pool_chunk *next, *prev;
+};
+
+static struct spinlock stackpool_lock = SPINLOCK_INIT("stackpool");
+static struct pool_chunk *stackpool;
+
+_Static_assert(2 * G_STACK_SMALL == PAGE_SIZE, "a pool page holds two small stacks");
+
+static void pool_unlink(struct pool_chunk *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		stackpool = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+}
+
+static void pool_push(uintptr_t addr)
+{
+	struct pool_chunk *c = (struct pool_chunk *)addr;
+	c->magic = STACK_POOL_FREE;
+	c->prev = NULL;
+	c->next = stackpool;
+	if (stackpool)
+		stackpool->prev = c;
+	stackpool = c;
+}
+
+static uintptr_t stackpool_alloc(void)
+{
+	spin_lock(&stackpool_lock);
+	if (!stackpool) {
+		uintptr_t page = (uintptr_t)page_alloc(1);
+		pool_push(page);		/* the lower half stays free, */
+		pool_push(page + G_STACK_SMALL);	/* the upper one goes first */
+	}
+	struct pool_chunk *c = stackpool;
+	pool_unlink(c);
+	spin_unlock(&stackpool_lock);
+	return (uintptr_t)c;
+}
+
+static void stackpool_free(uintptr_t addr)
+{
+	struct pool_chunk *buddy = (struct pool_chunk *)(addr ^ G_STACK_SMALL);
+
+	spin_lock(&stackpool_lock);
+	if (buddy->magic == STACK_POOL_FREE) {
+		pool_unlink(buddy);
+		spin_unlock(&stackpool_lock);
+		page_free((void *)(addr & ~(PAGE_SIZE - 1)), 1);
+		return;
+	}
+	pool_push(addr);
+	spin_unlock(&stackpool_lock);
+}
+
 static void stackalloc(struct g *gp, size_t bytes)
 {
+	if (bytes <= G_STACK_SMALL) {
+		uintptr_t base = stackpool_alloc();
+		*(volatile uint64_t *)base = STACK_CANARY;
+		gp->stack_alloc = base;
+		gp->stack_npages = 0;		/* 0: a pool stack */
+		gp->stack_lo = base;
+		gp->stack_hi = base + G_STACK_SMALL;
+		return;
+	}
 	size_t npages = stack_npages(bytes);
 	uintptr_t base = (uintptr_t)page_alloc(npages);
 	arch_unmap_page(base);			/* the guard page */
@@ -50,10 +137,24 @@ static void stackfree(struct g *gp)
 {
 	if (!gp->stack_alloc)
 		return;
-	arch_map_page(gp->stack_alloc);
-	page_free((void *)gp->stack_alloc, gp->stack_npages);
+	if (gp->stack_npages == 0) {
+		stackpool_free(gp->stack_alloc);
+	} else {
+		arch_map_page(gp->stack_alloc);
+		page_free((void *)gp->stack_alloc, gp->stack_npages);
+	}
 	gp->stack_alloc = gp->stack_lo = gp->stack_hi = 0;
 	gp->stack_npages = 0;
+}
+
+void stackcheck(struct g *gp)
+{
+	if (gp->stack_npages == 0 && gp->stack_alloc &&
+	    *(volatile uint64_t *)gp->stack_lo != STACK_CANARY)
+		fatal("goroutine %llu: stack overflow (small stack 0x%lx-0x%lx, "
+		      "no guard page: its lowest word was overwritten)",
+		      (unsigned long long)gp->goid, (unsigned long)gp->stack_lo,
+		      (unsigned long)gp->stack_hi);
 }
 
 /* allgadd: every G record ever made, for checkdead and the fault handler.
@@ -193,7 +294,7 @@ const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len)
 {
 	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
 	for (; gp; gp = gp->alllink) {
-		uintptr_t guard = gp->stack_alloc;
+		uintptr_t guard = gp->stack_npages ? gp->stack_alloc : 0;
 		if (guard && addr >= guard && addr < guard + PAGE_SIZE) {
 			snprintf(buf, len, "goroutine %llu: stack overflow "
 				 "(stack 0x%lx-0x%lx)",

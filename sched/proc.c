@@ -616,6 +616,7 @@ void schedule(void)
 void dropg(void)
 {
 	struct m *mp = getm();
+	stackcheck(mp->curg);
 	mp->curg->m = NULL;
 	mp->curg = NULL;
 }

@@ -39,6 +39,10 @@ static inline bool globrunqempty(void)
 
 /* ---- goroutines (kernel only) ---- */
 #define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */
+/* go_stack with at most this many bytes gets a small stack: half a page
+ * from a pool, no guard page, an overflow caught by a canary at the G's
+ * next switch (sched/gproc.c). Go's initial stack size. */
+#define G_STACK_SMALL 2048
 
 /* Start fn(arg) in a new G (Go's newproc). Returns its goid. */
 uint64_t go(void (*fn)(void *), void *arg);

@@ -22,6 +22,8 @@ __attribute__((noreturn)) void schedule(void);
 __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
 void wakep(void);
 void dropg(void);
+/* Fatal error if a small-stack G overflowed its stack (sched/gproc.c). */
+void stackcheck(struct g *gp);
 uint32_t cheaprand(void);
 
 /* status changes: a CAS, so that a double goready or a stale status is

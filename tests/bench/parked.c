@@ -21,7 +21,7 @@
 
 #define PARKED_GS		100000u
 #define PARKED_DEFAULT_DIV	10u	/* default-stack run: a tenth as many */
-#define PARKED_SMALL_STACK	2048	/* bytes, Go's initial stack size */
+#define PARKED_SMALL_STACK	G_STACK_SMALL	/* Go's initial stack size */
 
 struct parked {
 	chan_t c;

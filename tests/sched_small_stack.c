@@ -1,0 +1,92 @@
+/*
+ * Small stacks (go_stack with at most G_STACK_SMALL bytes): half a page
+ * each from the stack pool, pages returned when both halves are free, and
+ * an overflow reported by the canary at the G's next switch.
+ */
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/cpu.h"
+#include "kernel/page.h"
+#include "kernel/test.h"
+#include "sched/gmk.h"
+#include "sched/sched.h"
+
+#define SMALL_GS 2000u
+
+struct small_park {
+	chan_t c;
+	volatile uint32_t started;
+	struct waitgroup done;
+};
+
+static void small_waiter(void *arg)
+{
+	struct small_park *sp = arg;
+	volatile char scratch[512];	/* use a real part of the stack */
+
+	memset((char *)scratch, 0x5a, sizeof scratch);
+	atomic_xadd32(&sp->started, 1);
+	chan_recv(sp->c, NULL);
+	if (scratch[0] == 0x5a && scratch[sizeof scratch - 1] == 0x5a)
+		waitgroup_done(&sp->done);
+}
+
+TEST(sched_small_stack_gs_cost_half_a_page_and_give_it_back)
+{
+	static struct small_park sp;
+
+	gfree_release_stacks();
+	uint64_t before = page_bytes_in_use();
+	sp = (struct small_park){ .c = chan_make(0, 0) };
+	waitgroup_add(&sp.done, SMALL_GS);
+	for (uint32_t i = 0; i < SMALL_GS; i++)
+		go_stack(small_waiter, &sp, G_STACK_SMALL);
+	while (atomic_load32(&sp.started) < SMALL_GS)
+		gosched();
+	uint64_t during = page_bytes_in_use();
+	chan_close(sp.c);
+	waitgroup_wait(&sp.done);		/* every G saw its scratch intact */
+	chan_free(sp.c);
+	gfree_release_stacks();
+	uint64_t after = page_bytes_in_use();
+
+	uint64_t per_g = (during - before) / SMALL_GS;
+	printf("# %u parked small-stack Gs: %llu bytes each (stack %u, record and "
+	       "allocator pages included); %lld bytes still in use after\n", SMALL_GS,
+	       (unsigned long long)per_g, G_STACK_SMALL, (long long)(after - before));
+	/* The stack is half a page; the rest is the G record (kmalloc). */
+	EXPECT_LE(per_g, G_STACK_SMALL + 1024);
+	EXPECT_GE(per_g, G_STACK_SMALL / 2);
+	/* Stacks of dead Gs went back: what stays is the cached records, and
+	 * the Gs other Ps still cache (at most 64 each, with their stacks). */
+	EXPECT_LT(after - before, (during - before) / 2);
+}
+
+/* Recurse until the frames reach the bottom of the small stack and write
+ * a little past it, then switch: the canary must be found broken. */
+static uintptr_t small_lo;
+
+static __attribute__((noinline)) void dig(int depth)
+{
+	volatile char frame[96];
+
+	memset((char *)frame, depth, sizeof frame);
+	if (arch_frame_address() > small_lo + 64)
+		dig(depth + 1);
+}
+
+static void small_overflow(void *arg)
+{
+	(void)arg;
+	small_lo = getg()->stack_lo;
+	dig(0);
+	gosched();
+}
+
+TEST_FATAL(sched_small_stack_overflow_is_reported, "stack overflow (small stack 0x")
+{
+	go_stack(small_overflow, NULL, G_STACK_SMALL);
+	for (;;)
+		gosched();
+}
