@@ -113,6 +113,17 @@ endif
 -include $(DEPS)
 
 # ---- running -----------------------------------------------------------
+# image: the board's bootable file. aarch64: a raw binary (it carries an
+# arm64 Linux image header, so QEMU -kernel or a boot loader passes the DTB
+# in x0); x86-64: the multiboot elf32 copy.
+image: kernel
+ifeq ($(ARCH),aarch64)
+	$(Q)$(OBJCOPY) -O binary $(KERNEL) $(BUILD)/gmk.bin
+	@echo "image: $(BUILD)/gmk.bin"
+else
+	@echo "image: $(BUILD)/gmk.elf32"
+endif
+
 run: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) $(if $(GIC),--gic $(GIC)) \
