@@ -25,30 +25,7 @@ preempt_text_start:
 arch_preempt_resume:
 	msr	daifset, #0xf
 	mov	x0, sp
-	add	x1, x0, #TF_Q0
-	ldp	q0, q1, [x1, #32 * 0]
-	ldp	q2, q3, [x1, #32 * 1]
-	ldp	q4, q5, [x1, #32 * 2]
-	ldp	q6, q7, [x1, #32 * 3]
-	ldp	q8, q9, [x1, #32 * 4]
-	ldp	q10, q11, [x1, #32 * 5]
-	ldp	q12, q13, [x1, #32 * 6]
-	ldp	q14, q15, [x1, #32 * 7]
-	ldp	q16, q17, [x1, #32 * 8]
-	ldp	q18, q19, [x1, #32 * 9]
-	ldp	q20, q21, [x1, #32 * 10]
-	ldp	q22, q23, [x1, #32 * 11]
-	ldp	q24, q25, [x1, #32 * 12]
-	ldp	q26, q27, [x1, #32 * 13]
-	ldp	q28, q29, [x1, #32 * 14]
-	ldp	q30, q31, [x1, #32 * 15]
-	ldr	w1, [x0, #TF_FPCR]
-	ldr	w2, [x0, #TF_FPSR]
-	msr	fpcr, x1
-	msr	fpsr, x2
-	ldp	x1, x2, [x0, #TF_ELR]
-	msr	elr_el1, x1
-	msr	spsr_el1, x2
+	tf_restore_fp_elr x0
 	ldp	x2, x3, [x0, #16 * 1]
 	ldp	x4, x5, [x0, #16 * 2]
 	ldp	x6, x7, [x0, #16 * 3]

@@ -28,7 +28,40 @@
 #define TF_Q0		304	/* q0..q31, 16 bytes each, 16-aligned */
 #define TF_SIZE		816	/* a multiple of 16: SP stays aligned */
 
-#ifndef __ASSEMBLY__
+#ifdef __ASSEMBLY__
+/*
+ * Reload the vector and FP state, ELR_EL1 and SPSR_EL1 from the frame at
+ * \base (sp or a general register); clobbers x1 and x2. Shared by the
+ * exception return (vectors.S) and the resumption of a preempted G
+ * (preempt.S), whose frames have the same layout.
+ */
+.macro tf_restore_fp_elr base
+	add	x1, \base, #TF_Q0
+	ldp	q0, q1, [x1, #32 * 0]
+	ldp	q2, q3, [x1, #32 * 1]
+	ldp	q4, q5, [x1, #32 * 2]
+	ldp	q6, q7, [x1, #32 * 3]
+	ldp	q8, q9, [x1, #32 * 4]
+	ldp	q10, q11, [x1, #32 * 5]
+	ldp	q12, q13, [x1, #32 * 6]
+	ldp	q14, q15, [x1, #32 * 7]
+	ldp	q16, q17, [x1, #32 * 8]
+	ldp	q18, q19, [x1, #32 * 9]
+	ldp	q20, q21, [x1, #32 * 10]
+	ldp	q22, q23, [x1, #32 * 11]
+	ldp	q24, q25, [x1, #32 * 12]
+	ldp	q26, q27, [x1, #32 * 13]
+	ldp	q28, q29, [x1, #32 * 14]
+	ldp	q30, q31, [x1, #32 * 15]
+	ldr	w1, [\base, #TF_FPCR]
+	ldr	w2, [\base, #TF_FPSR]
+	msr	fpcr, x1
+	msr	fpsr, x2
+	ldp	x1, x2, [\base, #TF_ELR]
+	msr	elr_el1, x1
+	msr	spsr_el1, x2
+.endm
+#else
 #include <stdint.h>
 
 struct trapframe {

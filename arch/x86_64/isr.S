@@ -72,6 +72,10 @@ isr_common:
 	fxsave64 (%rsp)
 	movq	%rsp, %rdi			/* 16-byte aligned: see trapframe.h */
 	call	trap_dispatch
+/* trap_return: %rsp at a struct trapframe, interrupts off. Also where a
+ * preempted G resumes (arch_preempt_resume in preempt.S). */
+	.globl	trap_return
+trap_return:
 	fxrstor64 (%rsp)
 	addq	$(TF_R15 - TF_FX), %rsp		/* FXSAVE area, pad, cr2 */
 	popq	%r15

@@ -12,33 +12,15 @@ preempt_text_start:
 
 /*
  * arch_preempt_resume: gogo jumps here with %rsp at a struct trapframe.
- * The same tail as isr.S: every register back, then iretq pops RIP, CS,
- * RFLAGS, RSP and SS. Interrupts are off until iretq restores RFLAGS, so
- * no interrupt lands on a half-restored context.
+ * isr.S's own exit (trap_return): every register back, then iretq pops
+ * RIP, CS, RFLAGS, RSP and SS. Interrupts are off until iretq restores
+ * RFLAGS, so no interrupt lands on a half-restored context.
  */
 	.global arch_preempt_resume
 	.type arch_preempt_resume, @function
 arch_preempt_resume:
 	cli
-	fxrstor64 (%rsp)
-	addq	$(TF_R15 - TF_FX), %rsp		/* FXSAVE area, pad, cr2 */
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rbx
-	popq	%rax
-	addq	$16, %rsp			/* vector, error code */
-	iretq
+	jmp	trap_return
 	.size arch_preempt_resume, . - arch_preempt_resume
 
 /*
