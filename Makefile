@@ -1,22 +1,50 @@
 # gmk: one entry point.
-#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | deps | clean
+#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | deps | clean
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/, kernel/, sched/,
-# tests/ and boards/<board>/, with the C library of the arch (picolibc on
-# aarch64, newlib on x86-64).
+# tests/, the board's platform (boards/platform/<platform>/), its drivers
+# (kernel/irq, kernel/dev) and boards/<board>/, with the C library of the
+# arch (picolibc on aarch64, newlib on x86-64).
 
 BOARD   ?= qemu-virt-arm64
 SMP     ?= 4
 CMDLINE ?=
 TIMEOUT ?= 60
 GIC     ?=
+comma   := ,
 
-# ---- the board: sets ARCH, BOARD_SRCS, LOAD_ADDR and QEMU details -------
+# ---- the board ----------------------------------------------------------
+# boards/<name>/board.mk only sets variables; every board states:
+#   ARCH          aarch64 | x86_64
+#   PLATFORM      the shared platform code it is (boards/platform/<name>/)
+#   DRIVERS       drivers it links, as kernel/<DRIVER>.c (irq/gicv2, dev/pl011)
+#   LOAD_ADDR     link and load address
+#   BOARD_CFLAGS  board facts for C (-D...), if any
+#   IMAGE         what `make image` makes: arm64-image (gmk.bin),
+#                 multiboot-elf32 (gmk.elf32), rpi (SD-card FAT files)
+#   RUN_CMDLINE   the kernel command line of `make run`
+#   RUNNER        how it runs here: qemu (tools/run-qemu), or empty when it
+#                 does not (an image for real hardware only); a board that
+#                 runs otherwise names its own tools/run-<RUNNER>
+#   QEMU, QEMU_ARGS, QEMU_KERNEL, QEMU_EXIT (status | isa-debug-exit),
+#   QEMU_ACCELS (tcg, or kvm tcg)              for RUNNER=qemu
+#   TEST_SMPS     core counts make test boots test=* at (empty: build only)
+#   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
+#   TEST_FATAL    yes: each TEST_FATAL test alone on this board
+# and a boards/<name>/board.c with its quirks (at least board_exit), and
+# optionally boards/<name>/board.dts: its DTB, built in as the fallback
+# when the loader passes none (and handed to QEMU with -dtb).
+BOARDS_ALL := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
+ifeq ($(wildcard boards/$(BOARD)/board.mk),)
+$(error no board '$(BOARD)': the boards are $(BOARDS_ALL))
+endif
 include boards/$(BOARD)/board.mk
 
 BUILD  := build/$(BOARD)
 KERNEL := $(BUILD)/gmk.elf
+BOARD_DTS := $(wildcard boards/$(BOARD)/board.dts)
+BOARD_DTB := $(if $(BOARD_DTS),$(BUILD)/board.dtb)
 
 ifeq ($(V),1)
 Q :=
@@ -29,9 +57,12 @@ SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
         $(wildcard kernel/*.c) \
         $(wildcard sched/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
+        $(wildcard tests/programs/*.c) \
         $(wildcard tests/bench/*.c) \
-        $(BOARD_SRCS)
-OBJS := $(patsubst %,$(BUILD)/%.o,$(SRCS))
+        $(wildcard boards/platform/$(PLATFORM)/*.c boards/platform/$(PLATFORM)/*.S) \
+        $(DRIVERS:%=kernel/%.c) \
+        $(wildcard boards/$(BOARD)/*.c)
+OBJS := $(patsubst %,$(BUILD)/%.o,$(SRCS)) $(if $(BOARD_DTB),$(BUILD)/board-dtb.o)
 DEPS := $(OBJS:.o=.d)
 
 # ---- flags common to every arch ----------------------------------------
@@ -89,9 +120,10 @@ $(DEPS_STAMP):
 	$(Q)tools/deps
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test bench bench-compare debug image deps clean host-test
+.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test
 all: kernel
-kernel: $(KERNEL)
+# The kernel, and what its runner boots (an image, a DTB).
+kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
 
 $(BUILD)/%.c.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -106,33 +138,76 @@ $(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 $(KERNEL): $(OBJS) linker/$(ARCH).ld
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $(OBJS) $(ARCH_LIBS)
-ifneq ($(BOARD_POSTLINK),)
-	$(Q)$(BOARD_POSTLINK)
-endif
+
+# The board's DTB (dtc, from Debian's device-tree-compiler), and the same
+# bytes built into the kernel as board_dtb (arch/aarch64/mmu.c, boot_dtb).
+$(BUILD)/board.dtb: $(BOARD_DTS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  DTC     $<")
+	$(Q)dtc -q -I dts -O dtb -o $@ $<
+$(BUILD)/board-dtb.o: $(BUILD)/board.dtb
+	@$(if $(Q),echo "  DTB     $@")
+	$(Q)printf '.section .rodata.board_dtb, "a"\n.balign 8\n.global board_dtb\nboard_dtb:\n.incbin "%s"\n' $< | \
+		$(CC) $(ASFLAGS) -x assembler-with-cpp -c - -o $@
+
+# Raw images: the ELF's loadable bytes from LOAD_ADDR (aarch64: it starts
+# with an arm64 Linux image header, so QEMU, U-Boot's booti or a Pi's
+# firmware load it at its text offset and pass the DTB in x0).
+$(BUILD)/gmk.bin $(BUILD)/kernel8.img: $(KERNEL)
+	$(Q)$(OBJCOPY) -O binary $< $@
+# QEMU's -kernel takes multiboot ELFs of class 32 only.
+$(BUILD)/gmk.elf32: $(KERNEL)
+	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
 
 -include $(DEPS)
 
 # ---- running -----------------------------------------------------------
-# image: the board's bootable file. aarch64: a raw binary (it carries an
-# arm64 Linux image header, so QEMU -kernel or a boot loader passes the DTB
-# in x0); x86-64: the multiboot elf32 copy.
-image: kernel
-ifeq ($(ARCH),aarch64)
-	$(Q)$(OBJCOPY) -O binary $(KERNEL) $(BUILD)/gmk.bin
+# ---- images --------------------------------------------------------------
+# make image: the board's bootable files (IMAGE in board.mk).
+#   arm64-image      build/<board>/gmk.bin
+#   multiboot-elf32  build/<board>/gmk.elf32
+#   rpi              build/<board>/boot/: the FAT partition of a Raspberry
+#                    Pi's SD card: kernel8.img, config.txt, cmdline.txt and
+#                    FIRMWARE.txt naming the firmware files to add (RPI_FIRMWARE,
+#                    not in Debian's main archive); make sdcard also writes
+#                    build/<board>/sdcard.img, partitioned, with that FAT
+#                    partition (mtools, no root, no loop mounts).
+ifeq ($(IMAGE),arm64-image)
+image: $(BUILD)/gmk.bin
 	@echo "image: $(BUILD)/gmk.bin"
-else
+else ifeq ($(IMAGE),multiboot-elf32)
+image: $(BUILD)/gmk.elf32
 	@echo "image: $(BUILD)/gmk.elf32"
+else ifeq ($(IMAGE),rpi)
+RPI_CMDLINE ?= $(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))
+image: $(BUILD)/kernel8.img | $(DEPS_STAMP)
+	$(Q)tools/rpi-image --out $(BUILD)/boot --kernel $(BUILD)/kernel8.img \
+		--config "$(RPI_CONFIG)" --firmware "$(RPI_FIRMWARE)" \
+		--cmdline "$(RPI_CMDLINE)" --board $(BOARD)
+sdcard: image
+	$(Q)tools/rpi-image --out $(BUILD)/boot --sdcard $(BUILD)/sdcard.img
+else
+image:
+	$(error board $(BOARD) has IMAGE='$(IMAGE)': no rule makes that)
+endif
+ifneq ($(IMAGE),rpi)
+sdcard:
+	$(error board $(BOARD) has no SD-card image (IMAGE=$(IMAGE)); try make image)
 endif
 
+# ---- running -----------------------------------------------------------
+# RUNNER names tools/run-<RUNNER>, which takes --board, --smp, --timeout,
+# --set VAR=VALUE (board variables such as GIC=3), --gdb and the command line.
+RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not run here (RUNNER is empty: it is an image for real hardware); make image BOARD=$(BOARD)))
 run: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) $(if $(GIC),--gic $(GIC)) \
-		--kernel $(KERNEL) -- "$(if $(CMDLINE),$(CMDLINE),$(BOARD_RUN_CMDLINE))"
+	$(Q)$(RUN_TOOL) --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) $(if $(GIC),--set GIC=$(GIC)) \
+		-- "$(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))"
 
 debug: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) $(if $(GIC),--gic $(GIC)) --gdb \
-		--kernel $(KERNEL) -- "$(CMDLINE)"
+	$(Q)$(RUN_TOOL) --board $(BOARD) --smp $(SMP) $(if $(GIC),--set GIC=$(GIC)) --gdb \
+		-- "$(CMDLINE)"
 
 test: deps
 	$(Q)tools/test-all
@@ -140,18 +215,28 @@ test: deps
 # Benchmarks (shared/BENCH.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
 BENCH_SMP ?= $(shell nproc)
+# bench-compare puts gmk beside native Go: on the x86-64 QEMU board by
+# default, the one whose CPU is the host's.
+BENCH_COMPARE_BOARD ?= qemu-x86_64
 bench: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/bench --board $(BOARD) --smp $(BENCH_SMP)
 
 bench-compare: deps
-	$(Q)tools/bench-compare --smp $(BENCH_SMP)
+	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp $(BENCH_SMP)
 
 host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host
 
 clean:
-	rm -rf build/qemu-* build/host
+	rm -rf $(BOARDS_ALL:%=build/%) build/host
+
+# The board's facts for the tools, one VAR=value a line (tools/run-qemu,
+# tools/test-all, tools/bench read them; they name no board).
+BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
+	QEMU_EXIT QEMU_ACCELS TEST_SMPS TEST_VARIANTS TEST_FATAL
+board-facts:
+	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 
 distclean:
 	rm -rf build

@@ -433,6 +433,46 @@ bool fdt_reg(const struct fdt *f, int node, unsigned i, uint64_t *addr,
 	return true;
 }
 
+bool fdt_reg_phys(const struct fdt *f, int node, unsigned i, uint64_t *addr,
+		  uint64_t *size)
+{
+	if (!fdt_reg(f, node, i, addr, size))
+		return false;
+	/* Each bus above the node maps its children's addresses (its own
+	 * #address-cells) to its parent's: <child parent size> triples. */
+	for (int bus = fdt_parent(f, node); bus >= 0; bus = fdt_parent(f, bus)) {
+		int up = fdt_parent(f, bus);
+		uint32_t len, cac = 2, csc = 1, pac = 2, unused;
+		const uint8_t *r;
+
+		if (up < 0)
+			break;			/* the root: CPU addresses */
+		r = fdt_getprop(f, bus, "ranges", &len);
+		if (!r || len == 0)
+			continue;		/* identity */
+		fdt_prop_u32(f, bus, "#address-cells", &cac);
+		fdt_prop_u32(f, bus, "#size-cells", &csc);
+		fdt_reg_cells(f, bus, &pac, &unused);
+		if (cac > 2 || pac > 2 || csc > 2)
+			return false;
+		uint32_t entry = 4 * (cac + pac + csc);
+		bool found = false;
+		for (uint32_t off = 0; off + entry <= len; off += entry) {
+			uint64_t c = fdt_read_cells(r + off, cac);
+			uint64_t p = fdt_read_cells(r + off + 4 * cac, pac);
+			uint64_t s = fdt_read_cells(r + off + 4 * (cac + pac), csc);
+			if (*addr >= c && *addr - c < s) {
+				*addr = p + (*addr - c);
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 bool fdt_memreserve(const struct fdt *f, unsigned i, uint64_t *addr,
 		    uint64_t *size)
 {

@@ -68,6 +68,13 @@ void fdt_reg_cells(const struct fdt *f, int node, uint32_t *addr_cells,
 bool fdt_reg(const struct fdt *f, int node, unsigned i, uint64_t *addr,
 	     uint64_t *size);
 
+/* Like fdt_reg, with the address translated through every parent bus's
+ * `ranges` into a CPU physical address (an empty `ranges` is identity; a
+ * bus without one is taken as identity too). False if an address falls
+ * outside its bus's ranges. */
+bool fdt_reg_phys(const struct fdt *f, int node, unsigned i, uint64_t *addr,
+		  uint64_t *size);
+
 /* Memory reservation block entry `i`; false past the end. */
 bool fdt_memreserve(const struct fdt *f, unsigned i, uint64_t *addr,
 		    uint64_t *size);

@@ -108,6 +108,26 @@ static inline bool arch_irq_enabled(void)
 	return (daif & DAIF_IRQ) == 0;
 }
 
+/* Write [p, p + len) back to the point of coherency, for a reader whose
+ * MMU and caches are still off (a core leaving a spin table). */
+static inline void arch_dcache_clean_poc(const void *p, unsigned long len)
+{
+	uint64_t ctr;
+
+	asm volatile("mrs %0, ctr_el0" : "=r"(ctr));
+	unsigned long line = 4ul << ((ctr >> 16) & 0xf);	/* DminLine: log2 words */
+	for (unsigned long a = (unsigned long)p & ~(line - 1);
+	     a < (unsigned long)p + len; a += line)
+		asm volatile("dc cvac, %0" : : "r"(a) : "memory");
+	asm volatile("dsb sy" : : : "memory");
+}
+
+/* Wake every core waiting in wfe (a spin table's loop). */
+static inline void arch_send_event(void)
+{
+	asm volatile("dsb sy\n\tsev" : : : "memory");
+}
+
 static inline void arch_cpu_relax(void)
 {
 	asm volatile("yield" : : : "memory");

@@ -203,6 +203,8 @@ static void add_ram(uint64_t base, uint64_t size)
 	uint64_t total = 0, end = align_down(base + size, PAGE_SIZE);
 
 	base = align_up(base, PAGE_SIZE);
+	if (base < MMU_NULL_GUARD)	/* RAM from 0 (Raspberry Pi): NULL faults */
+		base = MMU_NULL_GUARD;
 	for (unsigned i = 0; i < nram; i++)
 		total += ram[i].size;
 	if (end <= base || nram == MMU_MAX_RAM_REGIONS || total >= MMU_MAX_RAM)
@@ -273,6 +275,30 @@ static void dcache_invalidate(uint64_t start, uint64_t end)
 	for (uint64_t a = align_down(start, line); a < end; a += line)
 		asm volatile("dc ivac, %0" : : "r"(a) : "memory");
 	asm volatile("dsb sy" : : : "memory");
+}
+
+/* A board's own DTB, built in from its board.dts (absent: none). */
+extern const char board_dtb[] __attribute__((weak));
+
+/*
+ * The DTB the kernel uses: what the loader passed in x0 if it is one;
+ * else one at BOARD_DTB_PROBE_ADDR (QEMU virt leaves it at RAM start for
+ * an ELF image, with x0 = 0); else the board's built-in one; else 0.
+ * MMU off: fdt_init reads with aligned loads only.
+ */
+uintptr_t boot_dtb(uintptr_t x0)
+{
+	struct fdt f;
+
+	if (x0 && fdt_init(&f, (const void *)x0))
+		return x0;
+#ifdef BOARD_DTB_PROBE_ADDR
+	if (fdt_init(&f, (const void *)BOARD_DTB_PROBE_ADDR))
+		return BOARD_DTB_PROBE_ADDR;
+#endif
+	if (board_dtb && fdt_init(&f, board_dtb))
+		return (uintptr_t)board_dtb;
+	return 0;
 }
 
 void mmu_boot_setup(uintptr_t dtb)
@@ -382,4 +408,36 @@ void arch_map_page(uintptr_t va)
 	 * before the caller's next access. */
 	*pte = va | ATTR_RAM | DESC_PAGE | DESC_VALID;
 	asm volatile("dsb ishst\n\tisb" : : : "memory");
+}
+
+/*
+ * A page below RAM's mapped start that firmware shares with the kernel
+ * (the spin table a Raspberry Pi's cores wait on lives in page 0, inside
+ * the NULL guard): mapped as Device memory while the kernel writes it, so
+ * every store goes straight to memory, where cores running with their
+ * MMU and caches off read it. Only outside mapped RAM and the device
+ * window; the level-3 table comes from the pool's slack.
+ */
+void mmu_map_boot_page(uintptr_t pa)
+{
+	uint64_t va = align_down(pa, PAGE_SIZE);
+	volatile uint64_t *l3 = l3_table(va);
+
+	if (in_ram(va))
+		panic("mmu_map_boot_page: 0x%lx is RAM", (unsigned long)pa);
+	l3[idx(va, 3)] = va | ATTR_DEVICE | DESC_PAGE | DESC_VALID;
+	asm volatile("dsb ishst\n\tisb" : : : "memory");
+}
+
+void mmu_unmap_boot_page(uintptr_t pa)
+{
+	uint64_t va = align_down(pa, PAGE_SIZE);
+	volatile uint64_t *l3 = l3_table(va);
+
+	l3[idx(va, 3)] = 0;
+	asm volatile("dsb ishst\n\t"
+		     "tlbi vaae1is, %0\n\t"
+		     "dsb ish\n\t"
+		     "isb"
+		     : : "r"(va >> 12) : "memory");
 }

@@ -45,4 +45,10 @@ bool mmu_ram_region(unsigned i, uintptr_t *base, uintptr_t *size);
  * page allocator must not hand out. */
 void mmu_tables_range(uintptr_t *start, uintptr_t *end);
 
+/* After boot: map the page holding `pa`, which is neither RAM nor in the
+ * device window (a firmware page such as a spin table), as Device memory;
+ * and take it away again. */
+void mmu_map_boot_page(uintptr_t pa);
+void mmu_unmap_boot_page(uintptr_t pa);
+
 #endif

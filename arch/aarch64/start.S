@@ -5,9 +5,11 @@
  * MMU and caches on, FP/SIMD enabled and SP_EL1 set to the core's
  * exception stack.
  *
- *   _start:          x0 = DTB address, or 0 (QEMU -kernel with an ELF: the
- *                    DTB then sits at RAM start, BOARD_DTB_PROBE_ADDR)
- *   secondary_entry: x0 = struct cpu * (PSCI context argument)
+ *   _start:          x0 = DTB address, or something else (0 from QEMU
+ *                    -kernel with an ELF, ATAGs at 0x100 from QEMU's
+ *                    raspi3b without -dtb): boot_dtb (mmu.c) finds one
+ *   secondary_entry: x0 = struct cpu * (PSCI context argument, or
+ *                    spin_table_entry in boards/platform/arm64-dt)
  */
 #include "kernel/layout.h"
 
@@ -20,7 +22,6 @@
 #define ICC_SRE_EL2_VALUE	0xf		/* SRE, DFB, DIB, Enable (EL1 may use SRE) */
 #define SCTLR_EL1_MMU_OFF	0x30d00800	/* RES1 bits only: MMU, caches off */
 #define CPACR_FPEN		(3 << 20)	/* no FP/SIMD traps at EL1/EL0 */
-#define FDT_MAGIC_LE		0xedfe0dd0	/* 0xd00dfeed read little-endian */
 
 /* x = address of sym (PC-relative, +-4 GiB) */
 .macro adr_l reg, sym
@@ -134,16 +135,9 @@ boot_entry:
 	stp	xzr, xzr, [x0], #16
 	b	2b
 3:
-	/* No DTB in x0: look where QEMU puts it for an ELF image. */
-#ifdef BOARD_DTB_PROBE_ADDR
-	cbnz	x19, 4f
-	ldr	x9, =BOARD_DTB_PROBE_ADDR
-	ldr	w10, [x9]
-	ldr	w11, =FDT_MAGIC_LE
-	cmp	w10, w11
-	csel	x19, x9, x19, eq
-4:
-#endif
+	mov	x0, x19
+	bl	boot_dtb			/* x0, or another: see mmu.c */
+	mov	x19, x0
 	mov	x0, x19
 	bl	mmu_boot_setup			/* C with the MMU off: see mmu.c */
 	bl	mmu_enable_this_cpu

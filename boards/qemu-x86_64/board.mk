@@ -1,11 +1,24 @@
-# QEMU q35 PC, x86-64: multiboot entry, ACPI MADT, LAPIC/x2APIC, 16550 COM1.
+# QEMU q35 PC, x86-64: the PC platform (multiboot, ACPI MADT, LAPIC/x2APIC,
+# 16550 COM1), left through isa-debug-exit.
 ARCH      := x86_64
+PLATFORM  := pc
+DRIVERS   := dev/uart16550
 # 2 MiB: the image starts a large page of its own (paging.c).
 LOAD_ADDR := 0x200000
-BOARD_SRCS := boards/qemu-x86_64/board.c kernel/dev/uart16550.c
 BOARD_CFLAGS :=
-# QEMU's -kernel takes multiboot ELFs of class 32 only: keep an elf32 copy
-# beside gmk.elf (tools/run-qemu boots it). Recursive: KERNEL and BUILD are
-# set after this file is read.
-BOARD_POSTLINK = $(OBJCOPY) -O elf32-i386 $(KERNEL) $(BUILD)/gmk.elf32
-BOARD_RUN_CMDLINE := run=sched_demo,primes schedtrace=250
+# QEMU's -kernel takes multiboot ELFs of class 32 only: the image is an
+# elf32 copy of gmk.elf (tools/run-qemu boots it).
+IMAGE     := multiboot-elf32
+RUN_CMDLINE := run=sched_demo,primes schedtrace=250
+
+# Under QEMU: KVM where /dev/kvm works (and is not kvm-pvm), else TCG.
+RUNNER      := qemu
+QEMU        := qemu-system-x86_64
+QEMU_ARGS   := -M q35 -device isa-debug-exit,iobase=0xf4,iosize=0x04
+QEMU_KERNEL  = $(BUILD)/gmk.elf32
+QEMU_EXIT   := isa-debug-exit
+QEMU_ACCELS := kvm tcg
+
+TEST_SMPS     := 1 2 4 8
+TEST_VARIANTS :=
+TEST_FATAL    := yes

@@ -1,12 +1,31 @@
-/* 16550-compatible UART in x86 I/O space, polled (no interrupts). */
+/*
+ * 16550-compatible UART, polled transmit (no interrupts): a PC's COM
+ * ports in x86 I/O space, or the memory-mapped ones of many SoCs. The
+ * driver never touches the bus itself: the platform hands it the two
+ * accessors for where the registers are (port I/O, or MMIO with a
+ * register stride), so it includes no arch header.
+ */
 #ifndef GMK_KERNEL_DEV_UART16550_H
 #define GMK_KERNEL_DEV_UART16550_H
 
 #include <stdint.h>
 
-#define UART16550_COM1 0x3f8
+#define UART16550_COM1		0x3f8		/* a PC's first port */
+#define UART16550_CLOCK_PC	1843200		/* Hz: 115200 baud x 16 */
 
-void uart16550_init(uint16_t port, uint32_t baud);	/* 8N1, FIFOs on */
-void uart16550_putc(uint16_t port, char c);		/* waits for room */
+struct uart16550 {
+	uintptr_t base;		/* I/O port or MMIO address of register 0 */
+	unsigned reg_shift;	/* register n at base + (n << reg_shift) */
+	uint32_t clock_hz;	/* input clock, for the baud divisor */
+	uint8_t (*read)(uintptr_t addr);
+	void (*write)(uintptr_t addr, uint8_t v);
+};
+
+/* Accessors for a memory-mapped UART with byte-wide registers. */
+uint8_t uart16550_mmio_read8(uintptr_t addr);
+void uart16550_mmio_write8(uintptr_t addr, uint8_t v);
+
+void uart16550_init(const struct uart16550 *u, uint32_t baud);	/* 8N1, FIFOs on */
+void uart16550_putc(const struct uart16550 *u, char c);		/* waits for room */
 
 #endif

@@ -5,6 +5,8 @@
  * At most 8 cores: an SGI names its targets by CPU interface number, a
  * bit in an 8-bit list.
  */
+#include <stddef.h>
+
 #include "kernel/irq/gic.h"
 #include "kernel/percpu.h"
 
@@ -42,10 +44,13 @@ static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; 
 static inline uint8_t rd8(uintptr_t a) { return *(volatile uint8_t *)a; }
 static inline void wr8(uintptr_t a, uint8_t v) { *(volatile uint8_t *)a = v; }
 
-static void gicv2_init(const struct gic_config *cfg)
+/* reg: GICD, GICC (then GICH, GICV, unused). */
+static bool gicv2_init(const struct irqchip_config *cfg)
 {
-	gicd = cfg->dist;
-	gicc = cfg->cpuif;
+	if (cfg->nreg < 2)
+		return false;
+	gicd = cfg->reg[0];
+	gicc = cfg->reg[1];
 	unsigned lines = 32 * ((rd32(gicd + GICD_TYPER) & 0x1f) + 1);
 
 	wr32(gicd + GICD_CTLR, 0);
@@ -59,6 +64,7 @@ static void gicv2_init(const struct gic_config *cfg)
 		wr8(gicd + GICD_ITARGETSR(i), 1);
 	}
 	wr32(gicd + GICD_CTLR, GICD_CTLR_ENABLE);
+	return true;
 }
 
 static bool gicv2_cpu_init(unsigned cpu_id)
@@ -97,8 +103,10 @@ static void gicv2_eoi(uint32_t iar)
 	wr32(gicc + GICC_EOIR, iar);		/* the whole IAR, source included */
 }
 
-static void gicv2_send_sgi(unsigned intid, unsigned cpu_id, uint64_t mpidr)
+static void gicv2_send_ipi(unsigned cpu_id, uint64_t mpidr)
 {
+	const unsigned intid = GIC_IPI_SGI;
+
 	(void)mpidr;
 	/* The mailbox write that precedes this must be visible first. */
 	asm volatile("dsb ishst" : : : "memory");
@@ -109,12 +117,22 @@ static void gicv2_send_sgi(unsigned intid, unsigned cpu_id, uint64_t mpidr)
 		     (uint32_t)cpu_mask[cpu_id] << GICD_SGIR_TARGET_SHIFT | intid);
 }
 
-const struct gic_driver gicv2_driver = {
+static const char *const gicv2_compatible[] = {
+	"arm,gic-400", "arm,cortex-a15-gic", "arm,cortex-a9-gic", NULL
+};
+
+const struct irqchip gicv2_driver = {
 	.name = "GICv2",
+	.compatible = gicv2_compatible,
+	.max_cpus = GICV2_MAX_CPUS,
+	.ipi = GIC_IPI_SGI,
+	.timer = GIC_TIMER_VIRT_PPI,
+	.dt_cells = GIC_DT_CELLS,
+	.dt_irq = gic_dt_irq,
 	.init = gicv2_init,
 	.cpu_init = gicv2_cpu_init,
 	.enable_local = gicv2_enable_local,
 	.ack = gicv2_ack,
 	.eoi = gicv2_eoi,
-	.send_sgi = gicv2_send_sgi,
+	.send_ipi = gicv2_send_ipi,
 };

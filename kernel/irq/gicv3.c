@@ -5,6 +5,8 @@
  * interface in system registers (ICC_*_EL1). Affinity routing is on:
  * SGIs are addressed by MPIDR affinity, not by a target bit list.
  */
+#include <stddef.h>
+
 #include "kernel/irq/gic.h"
 #include "kernel/percpu.h"
 
@@ -37,10 +39,13 @@
 #define ICC_SRE_EL1_SRE		(1u << 0)
 #define GIC_PRIO_DEFAULT	0xa0
 #define GIC_PRIO_MASK_ALL_PASS	0xff
+#define GIC_MAX_REDIST_REGIONS	4
 #define WAKE_SPINS		1000000
 
 static uintptr_t gicd;
-static struct gic_config config;
+static uintptr_t redist[GIC_MAX_REDIST_REGIONS];
+static uint64_t redist_size[GIC_MAX_REDIST_REGIONS];
+static unsigned nredist;
 /* This core's redistributor SGI frame, per logical core. */
 static uintptr_t sgi_frame[MAX_CPUS];
 
@@ -56,10 +61,18 @@ static void dist_wait_rwp(void)
 		;
 }
 
-static void gicv3_init(const struct gic_config *cfg)
+/* reg: GICD, then #redistributor-regions GICR regions (then GICC...). */
+static bool gicv3_init(const struct irqchip_config *cfg)
 {
-	config = *cfg;
-	gicd = cfg->dist;
+	if (cfg->nreg < 2)
+		return false;
+	gicd = cfg->reg[0];
+	for (unsigned r = 0; r < cfg->nredist && r < GIC_MAX_REDIST_REGIONS &&
+	     1 + r < cfg->nreg; r++) {
+		redist[r] = cfg->reg[1 + r];
+		redist_size[r] = cfg->reg_size[1 + r];
+		nredist++;
+	}
 	unsigned lines = 32 * ((rd32(gicd + GICD_TYPER) & 0x1f) + 1);
 
 	wr32(gicd + GICD_CTLR, 0);
@@ -78,6 +91,7 @@ static void gicv3_init(const struct gic_config *cfg)
 	dist_wait_rwp();
 	wr32(gicd + GICD_CTLR, GICD_CTLR_ARE | GICD_CTLR_ENABLE_G1);
 	dist_wait_rwp();
+	return true;
 }
 
 /* MPIDR affinity packed as GICR_TYPER[63:32] has it: Aff3.Aff2.Aff1.Aff0. */
@@ -91,9 +105,9 @@ static uintptr_t find_redist(uint64_t mpidr)
 {
 	uint32_t want = mpidr_to_typer_aff(mpidr);
 
-	for (unsigned r = 0; r < config.nredist; r++) {
-		uintptr_t base = config.redist[r];
-		uintptr_t end = base + config.redist_size[r];
+	for (unsigned r = 0; r < nredist; r++) {
+		uintptr_t base = redist[r];
+		uintptr_t end = base + redist_size[r];
 		for (uintptr_t rd = base; rd + GICR_STRIDE <= end; rd += GICR_STRIDE) {
 			uint64_t typer = rd64(rd + GICR_TYPER);
 			if ((uint32_t)(typer >> 32) == want)
@@ -171,8 +185,9 @@ static void gicv3_eoi(uint32_t iar)
  * Aff2 [39:32], INTID [27:24], Aff1 [23:16], target list [15:0] (one bit
  * per Aff0 within the block).
  */
-static void gicv3_send_sgi(unsigned intid, unsigned cpu_id, uint64_t mpidr)
+static void gicv3_send_ipi(unsigned cpu_id, uint64_t mpidr)
 {
+	const unsigned intid = GIC_IPI_SGI;
 	uint64_t aff0 = mpidr & 0xff, aff1 = (mpidr >> 8) & 0xff;
 	uint64_t aff2 = (mpidr >> 16) & 0xff, aff3 = (mpidr >> 32) & 0xff;
 	uint64_t v = aff3 << 48 | (aff0 / 16) << 44 | aff2 << 32 |
@@ -185,12 +200,20 @@ static void gicv3_send_sgi(unsigned intid, unsigned cpu_id, uint64_t mpidr)
 	asm volatile("msr S3_0_C12_C11_5, %0\n\tisb" : : "r"(v) : "memory");	/* ICC_SGI1R_EL1 */
 }
 
-const struct gic_driver gicv3_driver = {
+static const char *const gicv3_compatible[] = { "arm,gic-v3", NULL };
+
+const struct irqchip gicv3_driver = {
 	.name = "GICv3",
+	.compatible = gicv3_compatible,
+	.max_cpus = MAX_CPUS,
+	.ipi = GIC_IPI_SGI,
+	.timer = GIC_TIMER_VIRT_PPI,
+	.dt_cells = GIC_DT_CELLS,
+	.dt_irq = gic_dt_irq,
 	.init = gicv3_init,
 	.cpu_init = gicv3_cpu_init,
 	.enable_local = gicv3_enable_local,
 	.ack = gicv3_ack,
 	.eoi = gicv3_eoi,
-	.send_sgi = gicv3_send_sgi,
+	.send_ipi = gicv3_send_ipi,
 };

@@ -1,6 +1,6 @@
 /* ACPI, just enough to find the cores and the interrupt controllers. */
-#ifndef GMK_ARCH_X86_64_ACPI_H
-#define GMK_ARCH_X86_64_ACPI_H
+#ifndef GMK_BOARDS_PLATFORM_PC_ACPI_H
+#define GMK_BOARDS_PLATFORM_PC_ACPI_H
 
 #include <stdbool.h>
 #include <stdint.h>

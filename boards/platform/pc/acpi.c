@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86_64/acpi.h"
+#include "boards/platform/pc/acpi.h"
 
 #define BDA_EBDA_SEGMENT	0x40e		/* real-mode segment of the EBDA */
 #define EBDA_SCAN_LEN		1024

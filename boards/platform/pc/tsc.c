@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/io.h"
-#include "arch/x86_64/tsc.h"
+#include "boards/platform/pc/tsc.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/cpu.h"
 

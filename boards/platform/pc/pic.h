@@ -1,6 +1,6 @@
 /* The legacy 8259 pair (pic.c). */
-#ifndef GMK_ARCH_X86_64_PIC_H
-#define GMK_ARCH_X86_64_PIC_H
+#ifndef GMK_BOARDS_PLATFORM_PC_PIC_H
+#define GMK_BOARDS_PLATFORM_PC_PIC_H
 
 #include <stdint.h>
 

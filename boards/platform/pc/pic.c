@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/io.h"
-#include "arch/x86_64/pic.h"
+#include "boards/platform/pc/pic.h"
 
 #define PIC1_CMD	0x20
 #define PIC1_DATA	0x21

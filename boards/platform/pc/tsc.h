@@ -1,6 +1,6 @@
 /* TSC frequency (tsc.c). */
-#ifndef GMK_ARCH_X86_64_TSC_H
-#define GMK_ARCH_X86_64_TSC_H
+#ifndef GMK_BOARDS_PLATFORM_PC_TSC_H
+#define GMK_BOARDS_PLATFORM_PC_TSC_H
 
 #include <stdint.h>
 

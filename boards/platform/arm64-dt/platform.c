@@ -1,0 +1,489 @@
+/*
+ * The arm64 device-tree platform: an aarch64 machine that describes
+ * itself in the DTB its loader passes (QEMU virt, Raspberry Pi 3 and 4).
+ * Everything the kernel asks of a board (kernel/board.h) is answered here
+ * from the DTB: RAM (/memory, less the kernel, the tables, the DTB and its
+ * reservations), the command line (/chosen/bootargs), the console (the
+ * PL011 /chosen/stdout-path names), the interrupt controller (the driver
+ * whose compatible matches, kernel/irq/irqchip.h), the timer interrupt
+ * (/timer), and the cores (/cpus, each started by PSCI CPU_ON or by its
+ * spin table). A board's DTB when the loader passes none is its own
+ * board.dts, built in (arch/aarch64/mmu.c, boot_dtb).
+ *
+ * What is left to a board's board.c: board_exit (how the machine is left)
+ * and any quirk; see arm64-dt.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/aarch64/cpu.h"
+#include "arch/aarch64/mmu.h"
+#include "arch/aarch64/psci.h"
+#include "arch/aarch64/timer.h"
+#include "boards/platform/arm64-dt/arm64-dt.h"
+#include "kernel/board.h"
+#include "kernel/dev/pl011.h"
+#include "kernel/irq/irqchip.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+
+const char board_name[] = GMK_BOARD;
+
+#define TIMER_DT_VIRT_INDEX	2	/* /timer interrupts: sec, nonsec, virt, hyp */
+#define MPIDR_AFF_MASK		0xff00ffffffull
+#define CMDLINE_MAX		1024
+#define MAX_MEM_REGIONS		16
+#define SPIN_TABLE_SLOTS	8	/* cores by MPIDR.Aff0 */
+
+extern char _kernel_end[];
+extern char secondary_entry[], spin_table_entry[];
+
+struct fdt arm64_dt;
+static char cmdline[CMDLINE_MAX];
+static uint64_t counter_hz;
+static const struct irqchip *chip;
+static unsigned timer_irq;
+
+/* How each core is started: by PSCI, or by writing its spin table. */
+static struct {
+	uint64_t mpidr;		/* full MPIDR affinity */
+	uint64_t release;	/* spin-table release address, 0 for PSCI */
+} core[MAX_CPUS];
+
+/* spin_table_entry (spintable.S) reads its struct cpu * here, by Aff0,
+ * with the MMU off: the boot core cleans it to memory before release. */
+uintptr_t spin_table_cpu[SPIN_TABLE_SLOTS];
+
+static struct { uintptr_t base, end; } mem[MAX_MEM_REGIONS];
+static unsigned nmem;
+
+/* The drivers a board links (board.mk's DRIVERS); the others are NULL. */
+#pragma weak gicv2_driver
+#pragma weak gicv3_driver
+#pragma weak bcm2836_local_driver
+static const struct irqchip *const chips[] = {
+	&gicv3_driver, &gicv2_driver, &bcm2836_local_driver,
+};
+
+static int chosen(void)
+{
+	return fdt_path_offset(&arm64_dt, "/chosen");
+}
+
+bool arm64_dt_chosen_has(const char *prop)
+{
+	uint32_t len;
+
+	return arm64_dt.blob && fdt_getprop(&arm64_dt, chosen(), prop, &len) != NULL;
+}
+
+/* ---- console ------------------------------------------------------------ */
+
+/* The PL011 that /chosen/stdout-path names ("/pl011@9000000:115200",
+ * "serial0:115200n8" through /aliases), else the first PL011. */
+static uintptr_t find_uart(void)
+{
+	const char *sp = fdt_prop_string(&arm64_dt, chosen(), "stdout-path");
+	uint64_t addr, size;
+	char path[128];
+	int node = -1;
+
+	if (sp && strcspn(sp, ":") < sizeof path) {
+		size_t n = strcspn(sp, ":");
+		memcpy(path, sp, n);
+		path[n] = 0;
+		if (path[0] != '/') {		/* an alias */
+			const char *a = fdt_prop_string(&arm64_dt,
+				fdt_path_offset(&arm64_dt, "/aliases"), path);
+			path[0] = 0;
+			if (a && strlen(a) < sizeof path)
+				strcpy(path, a);
+		}
+		node = path[0] ? fdt_path_offset(&arm64_dt, path) : -1;
+		if (node >= 0 && !fdt_is_compatible(&arm64_dt, node, "arm,pl011"))
+			node = -1;
+	}
+	if (node < 0)
+		node = fdt_find_compatible(&arm64_dt, -1, "arm,pl011");
+	if (node >= 0 && fdt_reg_phys(&arm64_dt, node, 0, &addr, &size))
+		return (uintptr_t)addr;
+#ifdef BOARD_UART_FALLBACK
+	return BOARD_UART_FALLBACK;
+#else
+	return 0;			/* no console */
+#endif
+}
+
+void board_putc(char c)
+{
+	pl011_putc(c);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* Take [lo, hi) out of the usable regions, splitting one if needed. */
+static void mem_reserve(uintptr_t lo, uintptr_t hi)
+{
+	for (unsigned i = 0; i < nmem; i++) {
+		uintptr_t b = mem[i].base, e = mem[i].end;
+		if (hi <= b || lo >= e)
+			continue;
+		if (lo > b && hi < e && nmem < MAX_MEM_REGIONS) {
+			mem[nmem].base = hi;		/* the upper part */
+			mem[nmem].end = e;
+			nmem++;
+			mem[i].end = lo;
+		} else if (lo <= b) {
+			mem[i].base = hi < e ? hi : e;
+		} else {
+			mem[i].end = lo;
+		}
+	}
+}
+
+/*
+ * Usable RAM: what the MMU mapped, minus everything up to the kernel's end
+ * (what lies below it is the loader's: the DTB at RAM start on QEMU virt,
+ * the spin table on a Pi), the translation tables, the DTB itself and its
+ * reserved ranges.
+ */
+static void mem_setup(void)
+{
+	uintptr_t b, s, tlo, thi;
+	uint64_t ra, rs;
+
+	for (unsigned i = 0; mmu_ram_region(i, &b, &s) && nmem < MAX_MEM_REGIONS; i++) {
+		mem[nmem].base = b;
+		mem[nmem].end = b + s;
+		nmem++;
+	}
+	mem_reserve(0, (uintptr_t)_kernel_end);
+	mmu_tables_range(&tlo, &thi);
+	mem_reserve(tlo, thi);
+	if (arm64_dt.blob)
+		mem_reserve((uintptr_t)arm64_dt.blob & ~(PAGE_SIZE - 1),
+			    (uintptr_t)arm64_dt.blob + arm64_dt.size);
+	for (unsigned i = 0; fdt_memreserve(&arm64_dt, i, &ra, &rs); i++)
+		mem_reserve((uintptr_t)ra, (uintptr_t)(ra + rs));
+}
+
+bool board_mem_region(unsigned i, uintptr_t *base, uintptr_t *size)
+{
+	for (unsigned k = 0; k < nmem; k++) {
+		uintptr_t b = (mem[k].base + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+		uintptr_t e = mem[k].end & ~(PAGE_SIZE - 1);
+		if (e <= b)
+			continue;
+		if (i-- == 0) {
+			*base = b;
+			*size = e - b;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- boot --------------------------------------------------------------- */
+
+static void psci_setup(void)
+{
+	int node = fdt_path_offset(&arm64_dt, "/psci");
+	if (node < 0)
+		node = fdt_find_compatible(&arm64_dt, -1, "arm,psci-0.2");
+	if (node < 0)
+		node = fdt_find_compatible(&arm64_dt, -1, "arm,psci");
+	const char *method = fdt_prop_string(&arm64_dt, node, "method");
+
+	if (method && strcmp(method, "hvc") == 0)
+		psci_init(PSCI_HVC);
+	else if (method && strcmp(method, "smc") == 0)
+		psci_init(PSCI_SMC);
+	else
+		psci_init(PSCI_NONE);
+}
+
+void board_early_init(uintptr_t bootarg)
+{
+	if (!fdt_init(&arm64_dt, (const void *)bootarg))
+		arm64_dt.blob = NULL;
+	pl011_init(find_uart());
+	if (!arm64_dt.blob)
+		printf("%s: no valid DTB (bootarg 0x%lx): one core, no command line\n",
+		       board_name, (unsigned long)bootarg);
+
+	const char *args = fdt_prop_string(&arm64_dt, chosen(), "bootargs");
+	if (args && strlen(args) < sizeof cmdline)
+		strcpy(cmdline, args);
+	else if (args)
+		printf("%s: bootargs longer than %d bytes ignored\n", board_name,
+		       CMDLINE_MAX - 1);
+
+	counter_hz = gtimer_freq();	/* 62.5 MHz on QEMU, 19.2/54 MHz on a Pi 3/4 */
+	mem_setup();
+	psci_setup();
+}
+
+const char *board_cmdline(void)
+{
+	return cmdline;
+}
+
+uint64_t board_counter_hz(void)
+{
+	return counter_hz;
+}
+
+/* The first interrupt controller in the DTB that a linked driver knows. */
+static bool irqchip_setup(struct irqchip_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	for (unsigned c = 0; c < sizeof chips / sizeof chips[0]; c++) {
+		if (!chips[c])
+			continue;		/* not linked into this board */
+		for (const char *const *co = chips[c]->compatible; *co; co++) {
+			int node = fdt_find_compatible(&arm64_dt, -1, *co);
+			if (node < 0)
+				continue;
+			uint32_t nredist = 1;
+			fdt_prop_u32(&arm64_dt, node, "#redistributor-regions", &nredist);
+			cfg->nredist = nredist;
+			uint64_t a, s;
+			while (cfg->nreg < IRQCHIP_MAX_REGS &&
+			       fdt_reg_phys(&arm64_dt, node, cfg->nreg, &a, &s)) {
+				cfg->reg[cfg->nreg] = (uintptr_t)a;
+				cfg->reg_size[cfg->nreg++] = s;
+			}
+			chip = chips[c];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The virtual timer's interrupt: entry 2 of /timer's interrupts, in the
+ * controller's own cells; the driver's default if the DT does not say. */
+static void timer_setup(void)
+{
+	int node = fdt_find_compatible(&arm64_dt, -1, "arm,armv8-timer");
+	uint32_t len, freq;
+
+	if (node < 0)
+		node = fdt_find_compatible(&arm64_dt, -1, "arm,armv7-timer");
+	const uint8_t *irqs = fdt_getprop(&arm64_dt, node, "interrupts", &len);
+	uint32_t entry = 4 * chip->dt_cells;
+
+	timer_irq = chip->timer;
+	if (irqs && len >= (TIMER_DT_VIRT_INDEX + 1) * entry) {
+		unsigned irq = chip->dt_irq(irqs + TIMER_DT_VIRT_INDEX * entry);
+		if (irq != IRQ_SPURIOUS)
+			timer_irq = irq;
+	}
+	/* Firmware that forgot CNTFRQ_EL0 states the rate here. */
+	if (fdt_prop_u32(&arm64_dt, node, "clock-frequency", &freq) && freq)
+		counter_hz = freq;
+}
+
+static uint32_t mpidr_pack(uint64_t mpidr)
+{
+	return (uint32_t)(mpidr & 0xffffff) | (uint32_t)((mpidr >> 32) & 0xff) << 24;
+}
+
+/* How /cpus/cpu@N says it is started; false: it cannot be. */
+static bool cpu_method(int node, uint64_t mpidr, uint64_t *release)
+{
+	const char *m = fdt_prop_string(&arm64_dt, node, "enable-method");
+	uint32_t len;
+	const uint8_t *r = fdt_getprop(&arm64_dt, node, "cpu-release-addr", &len);
+
+	*release = 0;
+	if (m && strcmp(m, "spin-table") == 0) {
+		if (!r || (len != 4 && len != 8) || (mpidr & ~0xffull) ||
+		    (mpidr & 0xff) >= SPIN_TABLE_SLOTS) {
+			printf("%s: core 0x%lx: spin-table without a usable "
+			       "cpu-release-addr\n", board_name, (unsigned long)mpidr);
+			return false;
+		}
+		*release = fdt_read_cells(r, len / 4);
+		return true;
+	}
+	return psci_available();	/* "psci", or no method: PSCI if present */
+}
+
+/* The cores: /cpus/cpu@N with reg = MPIDR affinity. The boot core is
+ * cpus[0]; the others follow in DTB order. */
+static void cpus_setup(unsigned max)
+{
+	uint64_t boot = sysreg_read(mpidr_el1) & MPIDR_AFF_MASK;
+	int parent = fdt_path_offset(&arm64_dt, "/cpus");
+	unsigned n = 1;
+
+	core[0].mpidr = boot;
+	cpus[0].hwid = mpidr_pack(boot);
+	for (int node = fdt_first_child(&arm64_dt, parent); node >= 0;
+	     node = fdt_next_sibling(&arm64_dt, node)) {
+		const char *type = fdt_prop_string(&arm64_dt, node, "device_type");
+		const char *status = fdt_prop_string(&arm64_dt, node, "status");
+		uint64_t mpidr, unused, release;
+
+		if (!type || strcmp(type, "cpu") != 0 ||
+		    (status && strcmp(status, "okay") != 0 && strcmp(status, "ok") != 0) ||
+		    !fdt_reg(&arm64_dt, node, 0, &mpidr, &unused))
+			continue;
+		mpidr &= MPIDR_AFF_MASK;
+		if (mpidr == boot || !cpu_method(node, mpidr, &release))
+			continue;
+		if (n == max) {
+			printf("%s: more than %u cores; the rest stay off\n", board_name, max);
+			break;
+		}
+		core[n].mpidr = mpidr;
+		core[n].release = release;
+		cpus[n].hwid = mpidr_pack(mpidr);
+		n++;
+	}
+	ncpus = n;
+}
+
+void board_init(void)
+{
+	struct irqchip_config cfg;
+
+	if (!arm64_dt.blob)
+		panic("%s: no DTB: cannot find the interrupt controller", board_name);
+	if (!irqchip_setup(&cfg))
+		panic("%s: no interrupt controller in the DTB that this board's "
+		      "drivers know", board_name);
+	if (!chip->init(&cfg))
+		panic("%s: %s at 0x%lx: unusable DT node", board_name, chip->name,
+		      (unsigned long)cfg.reg[0]);
+	timer_setup();
+	cpus_setup(chip->max_cpus < MAX_CPUS ? chip->max_cpus : MAX_CPUS);
+
+	int32_t v = psci_version();
+	printf("%s: %s at 0x%lx, timer interrupt %u at %lu Hz, %u cores, ",
+	       board_name, chip->name, (unsigned long)cfg.reg[0], timer_irq,
+	       (unsigned long)counter_hz, ncpus);
+	if (v >= 0)
+		printf("PSCI %d.%d\n", v >> 16, v & 0xffff);
+	else
+		printf("no PSCI\n");
+}
+
+/*
+ * A spin table (Documentation/arm64/booting.rst): the core waits in wfe
+ * with its MMU off until its release address holds an entry point. That
+ * address is firmware's, below the RAM gmk maps, so it is mapped for the
+ * write; the core gets no argument, so spin_table_entry finds its struct
+ * cpu by Aff0 in spin_table_cpu[].
+ */
+static bool spin_table_release(unsigned id)
+{
+	unsigned slot = core[id].mpidr & 0xff;
+	uintptr_t rel = (uintptr_t)core[id].release;
+
+	spin_table_cpu[slot] = (uintptr_t)&cpus[id];
+	arch_dcache_clean_poc(&spin_table_cpu[slot], sizeof spin_table_cpu[slot]);
+	mmu_map_boot_page(rel);
+	*(volatile uint64_t *)rel = (uintptr_t)spin_table_entry;
+	arch_send_event();
+	mmu_unmap_boot_page(rel);
+	return true;
+}
+
+bool board_start_cpu(unsigned id)
+{
+	if (core[id].release)
+		return spin_table_release(id);
+	int32_t r = psci_cpu_on(core[id].mpidr, (uintptr_t)secondary_entry,
+				(uintptr_t)&cpus[id]);
+	if (r != PSCI_SUCCESS)
+		printf("%s: PSCI CPU_ON(0x%lx) failed: %d\n", board_name,
+		       (unsigned long)core[id].mpidr, r);
+	return r == PSCI_SUCCESS;
+}
+
+void board_cpu_init(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (!chip->cpu_init(c->id))
+		panic("%s: core %u: no %s CPU interface", board_name, c->id, chip->name);
+	gtimer_disarm();
+	chip->enable_local(timer_irq);
+	chip->enable_local(chip->ipi);
+}
+
+/* ---- interrupts and timer ------------------------------------------------- */
+
+void board_ipi_send(unsigned id)
+{
+	chip->send_ipi(id, core[id].mpidr);
+}
+
+void board_timer_arm(uint64_t deadline)
+{
+	if (deadline)
+		gtimer_arm(deadline);
+	else
+		gtimer_disarm();
+}
+
+/*
+ * One interrupt per entry: if another is pending the core takes the IRQ
+ * again right after returning. EOI comes before the kernel's handler, so
+ * a handler that never returns (IPI_STOP) leaves the controller clean;
+ * the timer is disarmed first because its line stays asserted until then.
+ */
+void board_irq(struct trapframe *tf)
+{
+	uint32_t token;
+	unsigned irq = chip->ack(&token);
+
+	if (irq == IRQ_SPURIOUS || irq >= 1020)	/* GIC special: nothing to EOI */
+		return;
+	if (irq == timer_irq) {
+		gtimer_disarm();
+		chip->eoi(token);
+		kernel_timer_interrupt(tf);
+	} else if (irq == chip->ipi) {
+		chip->eoi(token);
+		kernel_ipi_interrupt(tf);
+	} else {
+		chip->eoi(token);
+		printf("%s: core %u: unexpected interrupt %u\n", board_name,
+		       this_cpu()->id, irq);
+	}
+}
+
+/* ---- leaving ------------------------------------------------------------ */
+
+void arm64_dt_console_flush(void)
+{
+	pl011_flush();
+}
+
+void arm64_dt_power_off(int status)
+{
+	arch_irq_disable();
+	if (psci_available()) {
+		/* PSCI SYSTEM_OFF carries no status: say it, for the log. */
+		if (status != 0)
+			printf("%s: exit status %d (lost: powering off by PSCI)\n",
+			       board_name, status);
+		pl011_flush();
+		psci_system_off();
+	}
+	arm64_dt_halt(status);
+}
+
+void arm64_dt_halt(int status)
+{
+	arch_irq_disable();
+	stop_other_cpus();
+	printf("%s: exit status %d (%s); halted\n", board_name, status,
+	       status == 0 ? "success" : "failure");
+	pl011_flush();
+	for (;;)
+		asm volatile("wfi");
+}
