@@ -31,7 +31,7 @@ comma   := ,
 #   QEMU_ACCELS (tcg, or kvm tcg)              for RUNNER=qemu
 #   TEST_SMPS     core counts make test boots test=* at (empty: build only)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
-#   TEST_FATAL    yes: each TEST_FATAL test alone on this board
+#   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all)
 # and a boards/<name>/board.c with its quirks (at least board_exit), and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).

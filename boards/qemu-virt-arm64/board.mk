@@ -26,4 +26,4 @@ QEMU_ACCELS := tcg
 # make test: test=* at each core count, then at 4 cores once per variant.
 TEST_SMPS     := 1 2 4 8
 TEST_VARIANTS := GIC=3
-TEST_FATAL    := yes
+TEST_FATAL    := *

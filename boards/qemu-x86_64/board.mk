@@ -21,4 +21,4 @@ QEMU_ACCELS := kvm tcg
 
 TEST_SMPS     := 1 2 4 8
 TEST_VARIANTS :=
-TEST_FATAL    := yes
+TEST_FATAL    := *

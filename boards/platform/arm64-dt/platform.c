@@ -213,6 +213,12 @@ void board_early_init(uintptr_t bootarg)
 		       board_name, (unsigned long)bootarg);
 
 	const char *args = fdt_prop_string(&arm64_dt, chosen(), "bootargs");
+	/* A Raspberry Pi's firmware puts Linux options of its own before
+	 * cmdline.txt's text; gmk's options follow the last "--" word when
+	 * there is one (make image writes cmdline.txt as "-- options"). */
+	for (const char *p = args; p && (p = strstr(p, "--")); p += 2)
+		if ((p == args || p[-1] == ' ') && (p[2] == ' ' || p[2] == 0))
+			args = p[2] ? p + 3 : p + 2;
 	if (args && strlen(args) < sizeof cmdline)
 		strcpy(cmdline, args);
 	else if (args)
