@@ -28,7 +28,8 @@ comma   := ,
 #                 does not (an image for real hardware only); a board that
 #                 runs otherwise names its own tools/run-<RUNNER>
 #   QEMU, QEMU_ARGS, QEMU_KERNEL, QEMU_EXIT (status | isa-debug-exit),
-#   QEMU_ACCELS (tcg, or kvm tcg)              for RUNNER=qemu
+#   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
+#   machine takes; empty: any)                 for RUNNER=qemu
 #   TEST_SMPS     core counts make test boots test=* at (empty: build only)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all)
@@ -234,7 +235,7 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).
 BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS TEST_SMPS TEST_VARIANTS TEST_FATAL
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

@@ -24,6 +24,7 @@ QEMU_ARGS    = -M raspi3b -semihosting -dtb $(BUILD)/board.dtb
 QEMU_KERNEL  = $(BUILD)/kernel8.img
 QEMU_EXIT   := status
 QEMU_ACCELS := tcg
+QEMU_SMPS   := 4
 
 # QEMU's raspi3b has exactly 4 cores. The fatal tests that go through
 # this board's own paths (exceptions, the MMU with RAM from 0, stopping
