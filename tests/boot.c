@@ -271,6 +271,16 @@ TEST_FATAL(fault_in_a_test_is_reported_with_kind_and_address,
 	*(volatile uint32_t *)UNMAPPED_ADDR = 1;
 }
 
+/* Page 0 stays unmapped on every board, also where RAM starts at 0 (a
+ * Raspberry Pi, whose firmware keeps its spin table there): a NULL
+ * pointer's field faults instead of reading or writing that page. */
+static volatile uintptr_t null_field = 0x10;	/* volatile: gcc sees no constant */
+
+TEST_FATAL(null_pointer_read_faults, FAULT_KIND "*at address 0x10")
+{
+	(void)*(volatile uint32_t *)null_field;
+}
+
 extern char _text_start[];
 
 TEST_FATAL(write_to_kernel_text_faults, FAULT_KIND)
