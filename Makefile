@@ -27,7 +27,8 @@ comma   := ,
 #   RUNNER        how it runs here: qemu (tools/run-qemu), or empty when it
 #                 does not (an image for real hardware only); a board that
 #                 runs otherwise names its own tools/run-<RUNNER>
-#   QEMU, QEMU_ARGS, QEMU_KERNEL, QEMU_EXIT (status | isa-debug-exit),
+#   QEMU, QEMU_ARGS, QEMU_KERNEL (what -kernel loads; empty: none),
+#   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
 #   machine takes; empty: any)                 for RUNNER=qemu
 #   TEST_SMPS     core counts make test boots test=* at (empty: build only)
