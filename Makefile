@@ -71,6 +71,7 @@ DEPS := $(OBJS:.o=.d)
 CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -ffreestanding -fno-common \
 	-fno-omit-frame-pointer -fno-stack-protector -fno-strict-aliasing \
+	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
 	-I. -MMD -MP -DGMK_BOARD=\"$(BOARD)\"
 
@@ -79,8 +80,14 @@ ifeq ($(ARCH),aarch64)
 CROSS   := aarch64-linux-gnu-
 CC      := $(CROSS)gcc
 OBJCOPY := $(CROSS)objcopy
+# -fstack-clash-protection (CFLAGS_COMMON) probes every page of a frame
+# bigger than the guard, so a big local array faults in a G's guard page
+# instead of jumping it; aarch64 gcc assumes a 64 KiB guard unless told
+# that gmk's is one 4 KiB page (2^12).
 ARCH_CFLAGS := --specs=picolibc.specs -march=armv8-a -mstrict-align \
-	-mno-outline-atomics -fno-pic -mcmodel=small
+	-mno-outline-atomics -fno-pic -mcmodel=small \
+	--param=stack-clash-protection-guard-size=12 \
+	--param=stack-clash-protection-probe-interval=12
 # The link line also gets CFLAGS, so --specs=picolibc.specs is there once
 # (twice is an error). -T as a driver option (not -Wl,-T): picolibc.specs
 # adds its own picolibc.ld unless the driver sees -T.
@@ -162,6 +169,10 @@ $(BUILD)/gmk.elf32: $(KERNEL)
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
 
 -include $(DEPS)
+
+# The flags live here and in the board's board.mk: a change to them
+# rebuilds every object (a stale object would keep the old flags).
+$(OBJS): Makefile boards/$(BOARD)/board.mk
 
 # ---- running -----------------------------------------------------------
 # ---- images --------------------------------------------------------------

@@ -9,6 +9,9 @@
  *   TEST_FATAL(name, "msg")   a test that must end in a fatal error whose
  *                             message contains "msg"; run alone in its own
  *                             boot (make test does), skipped otherwise.
+ *   test_expect_fatal(fmt, ...) inside a TEST_FATAL: the message it must
+ *                             die with, known only at run time (a goid);
+ *                             replaces the static one.
  */
 #ifndef GMK_KERNEL_TEST_H
 #define GMK_KERNEL_TEST_H
@@ -44,6 +47,8 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 __attribute__((noreturn)) void test_abort(void);
 /* Name of the test running now, or NULL. */
 const char *test_current(void);
+/* A TEST_FATAL's expected message, formatted at run time. */
+void test_expect_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Expected-fatal bookkeeping used by panic()/fatal(). */
 void test_fatal_hook(const char *msg);
 /* After a crash inside a test: the summary line, last. */

@@ -42,10 +42,13 @@ static size_t stack_npages(size_t bytes)
  * G_STACK_SMALL bytes gets half a page from a pool (Go's stackpool, order
  * 0) instead of pages of its own. It has no guard page: one would cost
  * twice the stack. The stack's lowest word holds a canary instead, checked
- * whenever the G leaves its core (stackcheck, from dropg): an overflow is
- * reported, naming the G, at its next switch at the latest, though by then
- * it may have written over whatever lies below. Small stacks are for Gs of
- * known, shallow depth: many parked waiters, leaf workers.
+ * whenever the G leaves its core (stackcheck, from dropg) and at every
+ * tick that finds it running (stackcheck_sp), with its stack pointer: an
+ * overflow is reported, naming the G, at its next switch or tick at the
+ * latest, though by then it may have written over whatever lies below. A
+ * fault elsewhere meanwhile is blamed on it too (sched_fault_describe).
+ * Small stacks are for Gs of known, shallow depth: many parked waiters,
+ * leaf workers.
  *
  * A pool page goes back to the page allocator as soon as both halves are
  * free, so the pool caches nothing (dead Gs cache their stacks already).
@@ -147,14 +150,48 @@ static void stackfree(struct g *gp)
 	gp->stack_npages = 0;
 }
 
+/* Is gp's small-stack canary broken? */
+static bool small_canary_broken(struct g *gp)
+{
+	return gp->stack_npages == 0 && gp->stack_alloc &&
+	       *(volatile uint64_t *)gp->stack_lo != STACK_CANARY;
+}
+
+static __attribute__((noreturn)) void stack_overflow(struct g *gp, uintptr_t sp,
+						     const char *how)
+{
+	if (gp->stack_npages == 0)
+		fatal("goroutine %llu: stack overflow (small stack 0x%lx-0x%lx, "
+		      "no guard page: %s)", (unsigned long long)gp->goid,
+		      (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi, how);
+	fatal("goroutine %llu: stack overflow (stack 0x%lx-0x%lx, sp 0x%lx: %s)",
+	      (unsigned long long)gp->goid, (unsigned long)gp->stack_lo,
+	      (unsigned long)gp->stack_hi, (unsigned long)sp, how);
+}
+
+/*
+ * stackcheck_sp: gp, running or just stopped with its stack pointer at
+ * sp, must be inside its stack and, on a small stack, have its canary.
+ * Called at every switch (dropg, with the saved sp) and at every tick
+ * that lands on a running G (sched/preempt.c, with the interrupted sp),
+ * so a G that overflows and then spins without switching is caught at
+ * its next tick. The G is named from its own record: by then the
+ * overflow may have written over whatever lies below its stack, but the
+ * record is kmalloc'd apart from the stack (and from the stack pool).
+ */
+void stackcheck_sp(struct g *gp, uintptr_t sp)
+{
+	if (!gp->stack_alloc)
+		return;			/* g0: the core's boot stack */
+	if (sp && (sp < gp->stack_lo || sp > gp->stack_hi))
+		stack_overflow(gp, sp, "its stack pointer is outside its stack");
+	if (small_canary_broken(gp))
+		stack_overflow(gp, sp, "its lowest word was overwritten");
+}
+
 void stackcheck(struct g *gp)
 {
-	if (gp->stack_npages == 0 && gp->stack_alloc &&
-	    *(volatile uint64_t *)gp->stack_lo != STACK_CANARY)
-		fatal("goroutine %llu: stack overflow (small stack 0x%lx-0x%lx, "
-		      "no guard page: its lowest word was overwritten)",
-		      (unsigned long long)gp->goid, (unsigned long)gp->stack_lo,
-		      (unsigned long)gp->stack_hi);
+	stackcheck_sp(gp, gp->sched.sp);
 }
 
 /* allgadd: every G record ever made, for checkdead and the fault handler.
@@ -301,6 +338,21 @@ const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len)
 				 (unsigned long long)gp->goid,
 				 (unsigned long)gp->stack_lo,
 				 (unsigned long)gp->stack_hi);
+			return buf;
+		}
+	}
+	/* Not a guard page. A small stack has none, so a fault anywhere
+	 * may be the work of a G that overflowed one and wrote over what
+	 * lay below (another G's stack, a pool chunk): if a small stack's
+	 * canary is broken, that G is the cause to report, not whichever G
+	 * tripped over the damage. */
+	gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
+	for (; gp; gp = gp->alllink) {
+		if (readgstatus(gp) != _Gdead && small_canary_broken(gp)) {
+			snprintf(buf, len, "goroutine %llu: stack overflow "
+				 "(small stack 0x%lx-0x%lx, no guard page: its lowest "
+				 "word was overwritten)", (unsigned long long)gp->goid,
+				 (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi);
 			return buf;
 		}
 	}

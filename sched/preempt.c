@@ -147,6 +147,10 @@ static void tick(struct trapframe *tf)
 		timer_set_deadline(now + slice);
 		return;
 	}
+	/* A G that overflowed its stack and spins never reaches a switch:
+	 * catch it here (sched/gproc.c). Its sp counts only outside the
+	 * switch code, which sets g and sp one instruction apart. */
+	stackcheck_sp(gp, arch_frame_preemptible(tf) ? arch_frame_sp(tf) : 0);
 	uint64_t w = timers_when0(pp);
 	bool expired = now - pp->schedwhen >= slice;
 	bool timers_due = w != 0 && w <= now;

@@ -24,6 +24,8 @@ void wakep(void);
 void dropg(void);
 /* Fatal error if a small-stack G overflowed its stack (sched/gproc.c). */
 void stackcheck(struct g *gp);
+/* The same for a G running with its stack pointer at sp (the tick). */
+void stackcheck_sp(struct g *gp, uintptr_t sp);
 uint32_t cheaprand(void);
 
 /* status changes: a CAS, so that a double goready or a stale status is
