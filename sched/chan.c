@@ -36,6 +36,7 @@ chan_t chan_make(size_t elem_size, size_t capacity)
 		panic("makechan: size out of range");
 	struct hchan *c = kmalloc(CHAN_HDR + elem_size * capacity);
 
+	c->magic = CHAN_LIVE;
 	spin_init(&c->lock, "chan");
 	c->elemsize = (uint32_t)elem_size;
 	c->dataqsiz = (uint32_t)capacity;
@@ -43,26 +44,94 @@ chan_t chan_make(size_t elem_size, size_t capacity)
 	return c;
 }
 
+/*
+ * The quarantine: freed channels wait here, poisoned, before kmalloc may
+ * hand their memory out again, the oldest going back first once more than
+ * CHAN_QUARANTINE_MAX channels or CHAN_QUARANTINE_BYTES bytes are held.
+ * A use of a channel freed fewer frees ago than that is reported for
+ * certain; after, the memory may be a new channel's (Go has no free to
+ * get wrong: its collector frees a channel only when nothing refers to
+ * it).
+ */
+#define CHAN_QUARANTINE_MAX	256
+#define CHAN_QUARANTINE_BYTES	((size_t)4 << 20)
+
+static struct spinlock quarantine_lock = SPINLOCK_INIT("chan quarantine");
+static struct hchan *quarantine[CHAN_QUARANTINE_MAX];
+static size_t quarantine_bytes[CHAN_QUARANTINE_MAX];
+static unsigned quarantine_head, quarantine_len;
+static size_t quarantine_total;
+
+static size_t chan_bytes(const struct hchan *c)
+{
+	return CHAN_HDR + (size_t)c->elemsize * c->dataqsiz;
+}
+
+void chan_bad(const struct hchan *c, const char *op)
+{
+	uint64_t m = __atomic_load_n(&c->magic, __ATOMIC_RELAXED);
+	const char *what = op[0] == 'f' ? "double free of channel" : "use of freed channel";
+
+	if (m == CHAN_FREED)
+		panic("%s %p (%s)", what, (const void *)c, op);
+	/* Freed and its memory reused since, or never a channel. */
+	panic("%s %p (%s): not a live channel, its header reads 0x%llx", what,
+	      (const void *)c, op, (unsigned long long)m);
+}
+
 void chan_free(chan_t c)
 {
 	if (!c)
 		return;
+	chancheck(c, "free");
 	spin_lock(&c->lock);
 	bool busy = c->recvq.first || c->sendq.first;
+	/* Poisoned under the lock: an operation that checked the magic
+	 * just before is serialised before the free. */
+	if (!busy)
+		__atomic_store_n(&c->magic, CHAN_FREED, __ATOMIC_RELAXED);
 	spin_unlock(&c->lock);
 	if (busy)
 		panic("chan_free: a goroutine is still blocked on channel %p", (void *)c);
-	kfree(c);
+
+	size_t n = chan_bytes(c);
+	spin_lock(&quarantine_lock);
+	unsigned tail = (quarantine_head + quarantine_len) % CHAN_QUARANTINE_MAX;
+	quarantine[tail] = c;
+	quarantine_bytes[tail] = n;
+	quarantine_len++;
+	quarantine_total += n;
+	for (;;) {	/* one at a time: kfree outside the lock */
+		struct hchan *old = NULL;
+		if (quarantine_len == CHAN_QUARANTINE_MAX ||
+		    (quarantine_len > 1 && quarantine_total > CHAN_QUARANTINE_BYTES)) {
+			old = quarantine[quarantine_head];
+			quarantine_total -= quarantine_bytes[quarantine_head];
+			quarantine_head = (quarantine_head + 1) % CHAN_QUARANTINE_MAX;
+			quarantine_len--;
+		}
+		spin_unlock(&quarantine_lock);
+		if (!old)
+			return;
+		kfree(old);		/* its magic stays CHAN_FREED until reused */
+		spin_lock(&quarantine_lock);
+	}
 }
 
 size_t chan_len(chan_t c)
 {
-	return c ? atomic_load32(&c->qcount) : 0;
+	if (!c)
+		return 0;
+	chancheck(c, "len");
+	return atomic_load32(&c->qcount);
 }
 
 size_t chan_cap(chan_t c)
 {
-	return c ? c->dataqsiz : 0;
+	if (!c)
+		return 0;
+	chancheck(c, "cap");
+	return c->dataqsiz;
 }
 
 /* ---- wait queues ------------------------------------------------------ */
@@ -207,6 +276,7 @@ static bool chansend(struct hchan *c, const void *ep, bool block)
 		gopark(NULL, NULL, waitReasonChanSendNilChan);
 		panic("unreachable: woke from a send on a nil channel");
 	}
+	chancheck(c, "send");
 	/* Fast path for a failing try-send, without the lock (Go's
 	 * reasoning: closed is read after full, and a channel never goes
 	 * from closed to open, so "not closed and full" was true at once). */
@@ -278,6 +348,7 @@ static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 		gopark(NULL, NULL, waitReasonChanReceiveNilChan);
 		panic("unreachable: woke from a receive on a nil channel");
 	}
+	chancheck(c, "receive");
 	if (!block && chan_empty(c)) {
 		if (!atomic_load32(&c->closed))
 			return false;
@@ -360,6 +431,7 @@ void chan_close(chan_t c)
 
 	if (!c)
 		panic("close of nil channel");
+	chancheck(c, "close");
 	spin_lock(&c->lock);
 	if (c->closed) {
 		spin_unlock(&c->lock);

@@ -20,6 +20,7 @@
  * report "not ready" at an instant when that was also true.
  */
 struct hchan {
+	uint64_t magic;			/* CHAN_LIVE, CHAN_FREED once freed */
 	struct spinlock lock;
 	volatile uint32_t qcount;	/* values in the ring */
 	uint32_t dataqsiz;		/* ring slots (capacity) */
@@ -31,6 +32,26 @@ struct hchan {
 	struct waitq sendq;		/* blocked senders, FIFO */
 	uint8_t *buf;			/* dataqsiz * elemsize bytes */
 };
+
+/*
+ * C has no garbage collector, so a program frees its channels
+ * (chan_free), and may go on using one by mistake. Every operation checks
+ * the magic first: a freed channel is poisoned (CHAN_FREED) and held back
+ * from reuse for a while (chan.c's quarantine), so that a use after the
+ * free is reported ("use of freed channel") instead of landing in a new
+ * channel that reused the memory.
+ */
+#define CHAN_LIVE	0x6368616e6c697665ull	/* "chanlive" */
+#define CHAN_FREED	0x6368616e66726565ull	/* "chanfree" */
+
+void chan_bad(const struct hchan *c, const char *op) __attribute__((noreturn));
+
+/* c is not nil. */
+static inline void chancheck(const struct hchan *c, const char *op)
+{
+	if (__atomic_load_n(&c->magic, __ATOMIC_RELAXED) != CHAN_LIVE)
+		chan_bad(c, op);
+}
 
 static inline void *chanbuf(struct hchan *c, uint32_t i)
 {

@@ -112,6 +112,8 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 	for (int i = 0; i < ncases; i++) {
 		if (!cases[i].c)
 			continue;
+		chancheck(cases[i].c, cases[i].dir == SELECT_DIR_RECV ? "select receive"
+								       : "select send");
 		uint32_t j = cheaprandn((uint32_t)norder + 1);
 		pollorder[norder] = pollorder[j];
 		pollorder[j] = (uint16_t)i;

@@ -84,3 +84,59 @@ TEST_FATAL(chan_nil_receive_blocks_forever, "all goroutines are asleep - deadloc
 
 	chan_recv(NULL, &v);
 }
+
+/*
+ * A freed channel (chan_free) is poisoned and held back from reuse, so
+ * that using it or freeing it again is reported, not silently served by
+ * whatever took its memory next (issue 9, item 11).
+ */
+TEST_FATAL(chan_send_on_freed_channel, "use of freed channel")
+{
+	chan_t c = chan_make(sizeof(int), 1);
+	int v = 1;
+
+	chan_free(c);
+	/* What kmalloc hands out next: without the quarantine, this new
+	 * channel takes c's memory and the send below lands in it. */
+	chan_t c2 = chan_make(sizeof(int), 1);
+	chan_send(c, &v);
+	printf("# the send landed in %s\n", c2 == c ? "the new channel" : "freed memory");
+}
+
+TEST_FATAL(chan_receive_on_freed_channel, "use of freed channel")
+{
+	chan_t c = chan_make(sizeof(int), 4);
+	int v = 1;
+
+	chan_send(c, &v);
+	chan_free(c);
+	bool ok = chan_recv(c, &v);
+	printf("# received %d, ok %d\n", v, ok);
+}
+
+TEST_FATAL(chan_close_of_freed_channel, "use of freed channel")
+{
+	chan_t c = chan_make(0, 0);
+
+	chan_free(c);
+	chan_close(c);
+}
+
+TEST_FATAL(chan_select_on_freed_channel, "use of freed channel")
+{
+	chan_t live = chan_make(sizeof(int), 1), c = chan_make(sizeof(int), 1);
+	int v = 1, w;
+
+	chan_free(c);
+	struct select_case cs[] = { SELECT_RECV(live, &w), SELECT_SEND(c, &v) };
+	int i = chan_select(cs, 2, true);
+	printf("# select chose %d\n", i);
+}
+
+TEST_FATAL(chan_double_free, "double free of channel")
+{
+	chan_t c = chan_make(sizeof(int), 2);
+
+	chan_free(c);
+	chan_free(c);
+}
