@@ -55,10 +55,13 @@ static void account(int64_t delta)
 	atomic_xadd64(&bytes_in_use, delta);	/* statistics only */
 }
 
-/* Refill an empty class with one page of slots; caller holds its lock. */
-static void km_refill(struct km_class *k, size_t slot)
+/* Refill an empty class with one page of slots; caller holds its lock.
+ * False when no page is left. */
+static bool km_refill(struct km_class *k, size_t slot)
 {
-	uint8_t *page = page_alloc(1);
+	uint8_t *page = page_alloc_try(1);
+	if (!page)
+		return false;
 
 	for (size_t off = 0; off + slot <= PAGE_SIZE; off += slot) {
 		struct km_free *f = (struct km_free *)(page + off);
@@ -66,9 +69,26 @@ static void km_refill(struct km_class *k, size_t slot)
 		f->next = k->free;
 		k->free = f;
 	}
+	return true;
+}
+
+/* Go's "fatal error: runtime: out of memory", naming the request. */
+static __attribute__((noreturn)) void oom(size_t n)
+{
+	fatal("kmalloc(%zu): out of memory (%llu of %llu bytes of pages in use)", n,
+	      (unsigned long long)page_bytes_in_use(),
+	      (unsigned long long)page_bytes_total());
 }
 
 void *kmalloc(size_t n)
+{
+	void *p = kmalloc_try(n);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *kmalloc_try(size_t n)
 {
 	size_t total = n + KM_HDR;
 	struct km_hdr *h;
@@ -86,8 +106,10 @@ void *kmalloc(size_t n)
 		/* Interrupts masked: a holder must not be preempted while a
 		 * G on its core spins for the same lock. */
 		unsigned long fl = spin_lock_irqsave(&k->lock);
-		if (!k->free)
-			km_refill(k, slot);
+		if (!k->free && !km_refill(k, slot)) {
+			spin_unlock_irqrestore(&k->lock, fl);
+			return NULL;
+		}
 		struct km_free *f = k->free;
 		k->free = f->next;
 		spin_unlock_irqrestore(&k->lock, fl);
@@ -101,7 +123,9 @@ void *kmalloc(size_t n)
 		account((int64_t)slot);
 	} else {
 		size_t np = (total + PAGE_SIZE - 1) / PAGE_SIZE;
-		h = page_alloc(np);		/* zeroed */
+		h = page_alloc_try(np);		/* zeroed */
+		if (!h)
+			return NULL;
 		h->cls = KM_PAGES;
 		h->npages = (uint32_t)np;
 		account((int64_t)(np * PAGE_SIZE));

@@ -2,8 +2,10 @@
  * kmalloc: small objects for the kernel and the runtime (channels, their
  * buffers), on top of the page allocator. Memory comes back zeroed.
  *
- *   void *kmalloc(size_t n)    n bytes, 16-byte aligned, zeroed; panics
- *                              when memory runs out (like page_alloc)
+ *   void *kmalloc(size_t n)    n bytes, 16-byte aligned, zeroed; a fatal
+ *                              error "kmalloc(n): out of memory" when
+ *                              memory runs out
+ *   void *kmalloc_try(size_t n) the same, but NULL when memory runs out
  *   void kfree(void *p)        p from kmalloc, or NULL
  *
  * Safe from any core and any G, and from interrupt handlers: its locks are
@@ -16,6 +18,7 @@
 #include <stdint.h>
 
 void *kmalloc(size_t n);
+void *kmalloc_try(size_t n);
 void kfree(void *p);
 /* Bytes handed out by kmalloc now, headers included (for tests). */
 uint64_t kmalloc_bytes_in_use(void);

@@ -135,6 +135,16 @@ static void *region_alloc(struct region *r, unsigned order)
 
 void *page_alloc(size_t npages)
 {
+	void *p = page_alloc_try(npages);
+	if (!p)
+		fatal("page_alloc(%zu pages): out of memory (%llu of %llu bytes in use)",
+		      npages, (unsigned long long)page_bytes_in_use(),
+		      (unsigned long long)bytes_total);
+	return p;
+}
+
+void *page_alloc_try(size_t npages)
+{
 	unsigned order = order_for(npages);
 	void *p = NULL;
 
@@ -148,9 +158,7 @@ void *page_alloc(size_t npages)
 		bytes_in_use += PAGE_SIZE << order;
 	spin_unlock_irqrestore(&page_lock, flags);
 	if (!p)
-		panic("page_alloc: out of memory (%zu pages wanted, %llu of %llu bytes in use)",
-		      npages, (unsigned long long)bytes_in_use,
-		      (unsigned long long)bytes_total);
+		return NULL;
 	memset(p, 0, PAGE_SIZE << order);
 	return p;
 }

@@ -8,8 +8,12 @@
 #define PAGE_SIZE 4096ul
 
 void page_init(void);
-/* Contiguous, page-aligned, zeroed; panics when memory runs out. */
+/* Contiguous, page-aligned, zeroed; a fatal error naming the request
+ * when memory runs out. */
 void *page_alloc(size_t npages);
+/* The same, but NULL when memory has run out (the caller names what it
+ * was allocating in its own fatal error). */
+void *page_alloc_try(size_t npages);
 void page_free(void *p, size_t npages);
 /* Bytes currently handed out (for the benchmarks' memory figures). */
 uint64_t page_bytes_in_use(void);

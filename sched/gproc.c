@@ -87,11 +87,16 @@ static void pool_push(uintptr_t addr)
 	stackpool = c;
 }
 
+/* 0 when memory has run out. */
 static uintptr_t stackpool_alloc(void)
 {
 	spin_lock(&stackpool_lock);
 	if (!stackpool) {
-		uintptr_t page = (uintptr_t)page_alloc(1);
+		uintptr_t page = (uintptr_t)page_alloc_try(1);
+		if (!page) {
+			spin_unlock(&stackpool_lock);
+			return 0;
+		}
 		pool_push(page);		/* the lower half stays free, */
 		pool_push(page + G_STACK_SMALL);	/* the upper one goes first */
 	}
@@ -116,10 +121,24 @@ static void stackpool_free(uintptr_t addr)
 	spin_unlock(&stackpool_lock);
 }
 
-static void stackalloc(struct g *gp, size_t bytes)
+/* Go's "fatal error: runtime: out of memory", naming what was asked for
+ * and for which G. */
+static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
+{
+	if (bytes % 1024 == 0)
+		fatal("out of memory allocating a goroutine stack (%zu KiB) for goroutine %llu",
+		      bytes / 1024, (unsigned long long)goid);
+	fatal("out of memory allocating a goroutine stack (%zu bytes) for goroutine %llu",
+	      bytes, (unsigned long long)goid);
+}
+
+/* A stack of at least `bytes` for gp, which will be goroutine goid. */
+static void stackalloc(struct g *gp, size_t bytes, uint64_t goid)
 {
 	if (bytes <= G_STACK_SMALL) {
 		uintptr_t base = stackpool_alloc();
+		if (!base)
+			stack_oom(bytes, goid);
 		*(volatile uint64_t *)base = STACK_CANARY;
 		gp->stack_alloc = base;
 		gp->stack_npages = 0;		/* 0: a pool stack */
@@ -128,7 +147,9 @@ static void stackalloc(struct g *gp, size_t bytes)
 		return;
 	}
 	size_t npages = stack_npages(bytes);
-	uintptr_t base = (uintptr_t)page_alloc(npages);
+	uintptr_t base = (uintptr_t)page_alloc_try(npages);
+	if (!base)
+		stack_oom(bytes, goid);
 	arch_unmap_page(base);			/* the guard page */
 	gp->stack_alloc = base;
 	gp->stack_npages = npages;
@@ -220,8 +241,9 @@ void gfput(struct p *pp, struct g *gp)
 	spin_unlock(&sched.gfree_lock);
 }
 
-/* gfget: a dead G with a stack of at least `bytes`, or NULL. */
-static struct g *gfget(struct p *pp, size_t bytes)
+/* gfget: a dead G with a stack of at least `bytes`, or NULL; it will be
+ * goroutine goid. */
+static struct g *gfget(struct p *pp, size_t bytes, uint64_t goid)
 {
 	if (glist_empty(&pp->gfree) &&
 	    __atomic_load_n(&sched.gfree.head, __ATOMIC_RELAXED) != NULL) {
@@ -235,7 +257,7 @@ static struct g *gfget(struct p *pp, size_t bytes)
 		/* Too small for this request: give the stack back, keep
 		 * the record. */
 		stackfree(gp);
-		stackalloc(gp, bytes);
+		stackalloc(gp, bytes, goid);
 	}
 	return gp;
 }
@@ -279,10 +301,15 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 	if (fn == NULL)
 		panic("go: nil function");
 	struct m *mp = getm();
-	struct g *newg = gfget(mp->p, (size_t)stack_bytes);
+	/* The id first, so that running out of memory can name the G. */
+	uint64_t id = atomic_xadd64(&sched.goidgen, 1);
+	struct g *newg = gfget(mp->p, (size_t)stack_bytes, id);
 	if (!newg) {
-		newg = kmalloc(sizeof *newg);
-		stackalloc(newg, (size_t)stack_bytes);
+		newg = kmalloc_try(sizeof *newg);
+		if (!newg)
+			fatal("out of memory allocating a goroutine record (%zu bytes) "
+			      "for goroutine %llu", sizeof *newg, (unsigned long long)id);
+		stackalloc(newg, (size_t)stack_bytes, id);
 		casgstatus(newg, _Gidle, _Gdead);
 		allgadd(newg);
 	}
@@ -292,7 +319,7 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 	newg->waitreason = 0;
 	newg->stack_bytes = (uint32_t)stack_bytes;
 	gobuf_init(&newg->sched, newg->stack_hi, gstart, newg);
-	newg->goid = atomic_xadd64(&sched.goidgen, 1);
+	newg->goid = id;
 	casgstatus(newg, _Gdead, _Grunnable);
 	return newg;
 }
