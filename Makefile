@@ -34,6 +34,8 @@ comma   := ,
 #   TEST_SMPS     core counts make test boots test=* at (empty: build only)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all)
+#   MAX_SMP, MAX_SMP_WHY  optional: the most cores it boots with, and why
+#                 (tools/run-qemu refuses more, saying so)
 # and a boards/<name>/board.c with its quirks (at least board_exit), and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
@@ -247,7 +249,7 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).
 BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

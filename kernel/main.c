@@ -148,28 +148,40 @@ static int program_run(const char *name, size_t len)
 }
 
 /*
- * The main G: what the command line asked for. Tests first (test=), then
- * the benchmarks (bench=), then programs (run=a,b runs a then b, stopping
- * at the first that fails); with none, say what there is.
+ * The main G: what the command line asked for, in this order (README's
+ * command-line table): the tests (test=), then the programs (run=a,b runs
+ * a then b), then the benchmarks (bench=), stopping at the first that
+ * fails and saying what was not run; with none, say what there is.
  */
 void kernel_main_g(void *arg)
 {
 	int status = 0;
+	const char *failed = NULL;
 
 	if (kopts.test[0]) {
 		status = test_run(kopts.test) ? 1 : 0;
-	} else if (kopts.bench[0]) {
-		/* The benchmarks are the program "bench" (tests/bench/). */
-		status = program_run("bench", strlen("bench"));
-	} else if (kopts.run[0]) {
+		if (status)
+			failed = "test=";
+	}
+	if (kopts.run[0] && status == 0) {
 		for (const char *r = kopts.run; *r && status == 0;) {
 			const char *comma = strchr(r, ',');
 			size_t len = comma ? (size_t)(comma - r) : strlen(r);
 			status = program_run(r, len);
 			r += len + (comma ? 1 : 0);
 		}
-	} else {
-		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
+		if (status)
+			failed = "run=";
 	}
+	if (kopts.bench[0] && status == 0) {
+		/* The benchmarks are the program "bench" (tests/bench/). */
+		status = program_run("bench", strlen("bench"));
+	}
+	if (failed && ((failed[0] == 't' && kopts.run[0]) || kopts.bench[0]))
+		printf("gmk: %s failed: not running%s%s\n", failed,
+		       failed[0] == 't' && kopts.run[0] ? " run=" : "",
+		       kopts.bench[0] ? " bench=" : "");
+	if (!kopts.test[0] && !kopts.run[0] && !kopts.bench[0])
+		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
 	board_exit(status);
 }

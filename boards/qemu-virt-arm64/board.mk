@@ -16,6 +16,12 @@ IMAGE     := arm64-image
 RUN_CMDLINE := run=sched_demo,primes schedtrace=250
 
 # Under QEMU. GIC=3 selects GICv3.
+ifneq ($(filter-out 2 3,$(GIC)),)
+$(error GIC=$(GIC): the interrupt controller is GICv2 (GIC=2, the default) or GICv3 (GIC=3))
+endif
+# GICv2 has 8 CPU interfaces; QEMU's virt takes up to 512 cores with GICv3.
+MAX_SMP      = $(if $(filter 3,$(GIC)),512,8)
+MAX_SMP_WHY  = $(if $(filter 3,$(GIC)),QEMU virt with GICv3,GICv2 serves 8; GIC=3 (GICv3) lifts the limit)
 RUNNER      := qemu
 QEMU        := qemu-system-aarch64
 QEMU_ARGS    = -M virt$(if $(GIC),$(comma)gic-version=$(GIC)) -cpu cortex-a72 -semihosting
