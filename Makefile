@@ -1,5 +1,6 @@
 # gmk: one entry point.
 #   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | deps | clean
+#   make replay [BOARD=b] [SMP=n] [SEED=s] [TESTS=glob] [CMDLINE='...']
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/, kernel/, sched/,
@@ -36,6 +37,8 @@ comma   := ,
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all)
 #   MAX_SMP, MAX_SMP_WHY  optional: the most cores it boots with, and why
 #                 (tools/run-qemu refuses more, saying so)
+#   NO_REPLAY     why `make replay` cannot replay it exactly (empty: it
+#                 can, when RUNNER=qemu)
 # and a boards/<name>/board.c with its quirks (at least board_exit), and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
@@ -131,7 +134,7 @@ $(DEPS_STAMP):
 	$(Q)tools/deps
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test
+.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay
 all: kernel
 # The kernel, and what its runner boots (an image, a DTB).
 kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
@@ -227,6 +230,26 @@ debug: deps
 test: deps
 	$(Q)tools/test-all
 
+# replay: one boot in deterministic mode (tools/run-qemu --deterministic:
+# single-threaded TCG with -icount), which repeats exactly: the same
+# output, interleaving and fingerprint every time. The command line is
+# test=$(TESTS), then $(CMDLINE), then seed=$(SEED); with none of them, the
+# board's demo. Slower than make run, hence its own timeout. Only under
+# QEMU; a board that cannot replay says why in NO_REPLAY.
+SEED  ?=
+TESTS ?=
+REPLAY_TIMEOUT ?= 900
+REPLAY_CMDLINE = $(strip $(if $(TESTS),test=$(TESTS)) $(CMDLINE) $(if $(SEED),seed=$(SEED)))
+REPLAY_REFUSAL = $(or $(NO_REPLAY),$(if $(filter qemu,$(RUNNER)),,it does not run under QEMU (RUNNER='$(RUNNER)')))
+replay: deps
+ifneq ($(REPLAY_REFUSAL),)
+	@echo "make replay: $(BOARD) cannot replay exactly: $(REPLAY_REFUSAL)" >&2; exit 2
+endif
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(REPLAY_TIMEOUT) \
+		$(if $(GIC),--set GIC=$(GIC)) --deterministic \
+		-- "$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE))"
+
 # Benchmarks (shared/BENCH.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
 BENCH_SMP ?= $(shell nproc)
@@ -249,7 +272,7 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).
 BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

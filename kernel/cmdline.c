@@ -16,7 +16,7 @@
 
 struct kernel_options kopts;
 
-enum opt_type { OPT_STRING, OPT_U64, OPT_U32, OPT_DURATION };
+enum opt_type { OPT_STRING, OPT_U64, OPT_U32, OPT_DURATION, OPT_BOOL };
 
 struct option {
 	const char *key;
@@ -41,6 +41,8 @@ static const struct option options[] = {
 	    "milliseconds between SCHED lines"),
 	OPT("nprocs", OPT_U32, nprocs, 1, MAX_CPUS, "number of Ps"),
 	OPT("seed", OPT_U64, seed, 0, UINT64_MAX, "random seed"),
+	OPT("fingerprint", OPT_BOOL, fingerprint, 0, 0,
+	    "on: print a hash of the scheduling history at the end"),
 };
 
 static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
@@ -77,6 +79,17 @@ static bool set_option(const struct option *o, const char *val, size_t n,
 		}
 		memcpy(field, val, n);
 		field[n] = '\0';
+		return true;
+	case OPT_BOOL:
+		if (n == 2 && memcmp(val, "on", 2) == 0)
+			*(bool *)field = true;
+		else if (n == 3 && memcmp(val, "off", 3) == 0)
+			*(bool *)field = false;
+		else {
+			snprintf(err, errlen, "%s=%.*s: expected on or off", o->key,
+				 (int)n, val);
+			return false;
+		}
 		return true;
 	case OPT_U32:
 	case OPT_U64:
@@ -164,7 +177,7 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 			}
 		if (!o) {
 			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
-				 "slice schedtrace nprocs seed)", (int)klen, w);
+				 "slice schedtrace nprocs seed fingerprint)", (int)klen, w);
 			return false;
 		}
 		if (vlen == 0) {

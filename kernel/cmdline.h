@@ -17,6 +17,8 @@ struct kernel_options {
 	uint32_t nprocs;		/* nprocs=N, 0 = every core */
 	uint64_t seed;			/* seed=N */
 	bool seed_set;
+	bool fingerprint;		/* fingerprint=on: print the scheduling
+					   history's hash at the end (sched/fingerprint.c) */
 	char run[64];			/* run=<program>: what kmain starts */
 };
 

@@ -15,6 +15,9 @@
 
 __attribute__((noreturn)) void sched_main(bool boot_core);
 void kernel_main_g(void *arg);
+/* fingerprint=on: print the hash of the scheduling history (sched/), as
+ * the run ends: the main G's last words, or a fatal error's. */
+void sched_fingerprint_print(void);
 
 /* Programs that `run=<name>` starts (make run's demo is one). */
 struct program {

@@ -183,5 +183,6 @@ void kernel_main_g(void *arg)
 		       kopts.bench[0] ? " bench=" : "");
 	if (!kopts.test[0] && !kopts.run[0] && !kopts.bench[0])
 		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
+	sched_fingerprint_print();
 	board_exit(status);
 }

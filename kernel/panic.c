@@ -75,6 +75,7 @@ __attribute__((noreturn)) static void die(void)
 {
 	stop_other_cpus();
 	test_crash_epilogue();
+	sched_fingerprint_print();
 	board_exit(1);
 }
 

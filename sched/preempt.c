@@ -65,6 +65,7 @@ uint64_t sched_set_slice(uint64_t ns)
  * queue, behind everything else, so that every P's work gets a turn. */
 static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 {
+	schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	spin_lock(&sched.lock);

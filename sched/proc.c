@@ -394,6 +394,7 @@ static struct g *stealwork(struct p *pp)
 			struct g *gp = runqsteal(pp, p2, steal_runnext);
 			if (gp) {
 				pp->nsteal += 1 + (pp->runqtail - t0);
+				schedfp(pp, gp, SCHEDFP_STEAL);
 				return gp;
 			}
 		}
@@ -578,6 +579,7 @@ void execute(struct g *gp, bool inherit_time)
 	}
 	pp->runwhen = now;
 	pp->nrun++;
+	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	tick_arm_for_slice(pp);
 	gogo(&gp->sched);
 }
@@ -670,6 +672,7 @@ static void schedinit(void)
 		allp[i] = &pstore[i];
 	}
 	stealorder_reset(nprocs);
+	schedfp_init();
 
 	/* This core: M0 with P0, running on its g0 now. */
 	struct m *m0 = &allm[this_cpu()->id];

@@ -145,6 +145,12 @@ struct p {
 	uint64_t npreempt;		/* Gs preempted at interrupt exit */
 	uint64_t npreemptsafe;		/* Gs preempted at a safe point */
 	uint64_t maxhold_ns;		/* longest a G held the P unswitched */
+
+	/* fingerprint=on (sched/fingerprint.c): a running hash of this P's
+	 * executes, steals and preemptions, and how many of each (owner
+	 * writes, store-release; the printing core reads). */
+	uint64_t fphash;
+	uint64_t fpevents[3];		/* by enum schedfp_event */
 } __cacheline_aligned;
 
 struct schedt {

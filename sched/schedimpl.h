@@ -50,6 +50,19 @@ void checkdead(void);
 void preempt_init(void);
 void tick_arm_for_slice(struct p *pp);	/* execute, on g0 */
 
+/* fingerprint.c: fingerprint=on. One call at each site; schedfp_on is
+ * set once at boot, before the other cores start. */
+enum schedfp_event { SCHEDFP_EXECUTE, SCHEDFP_STEAL, SCHEDFP_PREEMPT,
+		     SCHEDFP_NEVENTS };
+extern bool schedfp_on;
+void schedfp_init(void);
+void schedfp_record(struct p *pp, uint64_t goid, enum schedfp_event ev);
+static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event ev)
+{
+	if (__builtin_expect(schedfp_on, 0))
+		schedfp_record(pp, gp->goid, ev);
+}
+
 /* trace.c */
 void schedtrace_maybe(void);
 const char *gstatus_string(uint32_t s);

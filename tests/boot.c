@@ -199,7 +199,8 @@ TEST(cmdline_accepts_every_option)
 	char err[160] = "";
 
 	ASSERT(cmdline_parse("  test=boot_* slice=500us schedtrace=100 nprocs=3 "
-			     "seed=42 run=demo bench=all ", &o, err, sizeof err));
+			     "seed=42 run=demo bench=all fingerprint=on ", &o, err,
+			     sizeof err));
 	EXPECT(strcmp(o.test, "boot_*") == 0);
 	EXPECT_EQ(o.slice_ns, 500 * NSEC_PER_USEC);
 	EXPECT_EQ(o.schedtrace_ms, 100);
@@ -207,7 +208,11 @@ TEST(cmdline_accepts_every_option)
 	EXPECT_EQ(o.seed, 42);
 	EXPECT(o.seed_set);
 	EXPECT(strcmp(o.run, "demo") == 0);
+	EXPECT(o.fingerprint);
+	ASSERT(cmdline_parse("fingerprint=off", &o, err, sizeof err));
+	EXPECT(!o.fingerprint);
 	ASSERT(cmdline_parse("", &o, err, sizeof err));
+	EXPECT(!o.fingerprint);
 	EXPECT_EQ(o.slice_ns, 10 * NSEC_PER_MSEC);	/* Go's forcePreemptNS */
 	ASSERT(cmdline_parse("slice=2ms", &o, err, sizeof err));
 	EXPECT_EQ(o.slice_ns, 2 * NSEC_PER_MSEC);
@@ -227,6 +232,8 @@ TEST(cmdline_rejects_unknown_and_malformed_options)
 		{ "slice=1ns", "range" },
 		{ "schedtrace=-5", "schedtrace" },
 		{ "seed=1 seed=2", "twice" },
+		{ "fingerprint=yes", "fingerprint" },
+		{ "fingerprint=1", "on or off" },
 		{ "test", "key=value" },
 		{ "=5", "unknown" },
 	};
