@@ -81,7 +81,8 @@ static void producer(void *arg)
 	waitgroup_done(&wg);
 }
 
-PROGRAM(replay_planted, "planted bug: fails when the first G stolen is B's (seed-dependent)")
+PROGRAM(replay_planted,
+	"planted bug: fails when an odd number of Gs are stolen (interleaving-dependent)")
 {
 	if (sched_nprocs() < 3) {
 		printf("replay_planted: needs 3 Ps or more (two producers and a thief)\n");
