@@ -18,6 +18,8 @@ struct kernel_options {
 	uint64_t seed;			/* seed=N */
 	bool seed_set;
 	char run[64];			/* run=<program>: what kmain starts */
+	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
+	char traceout[8];		/* traceout=auto|hex */
 };
 
 extern struct kernel_options kopts;

@@ -15,6 +15,8 @@
 
 __attribute__((noreturn)) void sched_main(bool boot_core);
 void kernel_main_g(void *arg);
+/* trace=: write the execution trace out (sched/tracebuf.c); a no-op when off. */
+void trace_dump(void);
 
 /* Programs that `run=<name>` starts (make run's demo is one). */
 struct program {

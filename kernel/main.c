@@ -171,5 +171,6 @@ void kernel_main_g(void *arg)
 	} else {
 		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
 	}
+	trace_dump();		/* trace=: the execution trace, out (sched/tracebuf.c) */
 	board_exit(status);
 }
