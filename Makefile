@@ -1,5 +1,5 @@
 # gmk: one entry point.
-#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | deps | clean
+#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | trace | deps | clean
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/, kernel/, sched/,
@@ -224,6 +224,18 @@ bench: deps
 
 bench-compare: deps
 	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp $(BENCH_SMP)
+
+# ---- seeing the scheduler: execution trace and gdb ----------------------
+# make trace: boot with trace=on, get the trace out, convert it for
+# `go tool trace` and Perfetto (tools/trace-run, tools/gmktrace).
+# TRACEOUT=hex forces the console hex dump that real boards use.
+trace: deps
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)tools/trace-run --board $(BOARD) --smp $(SMP) $(if $(filter hex,$(TRACEOUT)),--hex) \
+		-- "$(if $(CMDLINE),$(CMDLINE),run=primes)"
+# The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
+$(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
+.PHONY: trace
 
 host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host

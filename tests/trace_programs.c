@@ -9,8 +9,10 @@
  * many creates, ends, GoSched and sleep parks from tracecheck_worker Gs.
  *
  * gdbcheck: GDBCHECK_WAITERS Gs (gdbcheck_waiter) parked on a channel
- * receive and one (gdbcheck_sleeper) in sleep, when the main G calls
- * gdbcheck_stop, where the gdb test puts its breakpoint.
+ * receive, one (gdbcheck_sleeper) in sleep and one (gdbcheck_spinner) that
+ * never blocks (running on another core, or, with nprocs=1, preempted at
+ * an interrupt), when the main G calls gdbcheck_stop, where the gdb test
+ * puts its breakpoint.
  */
 #include <stdio.h>
 
@@ -54,7 +56,8 @@ PROGRAM(tracecheck, "workers that yield, sleep and send: a trace of known shape"
 
 static chan_t gc_in;
 static struct waitgroup gc_wg;
-static volatile int gc_sleeping;
+static volatile int gc_sleeping, gc_spin_stop;
+static volatile unsigned long gc_spins;
 
 static void gdbcheck_waiter(void *arg)
 {
@@ -72,6 +75,13 @@ static void gdbcheck_sleeper(void *arg)
 	waitgroup_done(&gc_wg);
 }
 
+static void gdbcheck_spinner(void *arg)
+{
+	while (!gc_spin_stop)
+		gc_spins++;
+	waitgroup_done(&gc_wg);
+}
+
 /* The gdb test's breakpoint: every G above exists and is parked. */
 __attribute__((noinline)) void gdbcheck_stop(int nwaiters)
 {
@@ -81,15 +91,19 @@ __attribute__((noinline)) void gdbcheck_stop(int nwaiters)
 PROGRAM(gdbcheck, "Gs parked on a channel and in sleep, then gdbcheck_stop")
 {
 	gc_in = chan_make(sizeof(int), 0);
-	waitgroup_add(&gc_wg, GDBCHECK_WAITERS + 1);
+	waitgroup_add(&gc_wg, GDBCHECK_WAITERS + 2);
 	for (int i = 0; i < GDBCHECK_WAITERS; i++)
 		go(gdbcheck_waiter, NULL);
 	go(gdbcheck_sleeper, NULL);
 	/* Let them all get to their parking places. */
 	while (!gc_sleeping)
 		gosched();
+	go(gdbcheck_spinner, NULL);
+	while (!gc_spins)
+		gosched();
 	sleep_ns(5 * NSEC_PER_MSEC);
 	gdbcheck_stop(GDBCHECK_WAITERS);
+	gc_spin_stop = 1;
 	chan_close(gc_in);
 	waitgroup_wait(&gc_wg);
 	printf("gdbcheck: done\n");
