@@ -232,7 +232,7 @@ bench-compare: deps
 trace: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/trace-run --board $(BOARD) --smp $(SMP) $(if $(filter hex,$(TRACEOUT)),--hex) \
-		-- "$(if $(CMDLINE),$(CMDLINE),run=primes)"
+		-- "$(if $(CMDLINE),$(CMDLINE),run=primes trace=4M)"
 # The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
 $(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
 .PHONY: trace

@@ -1,7 +1,8 @@
 /*
  * The execution tracer: per-P event buffers, and writing them out.
  *
- * trace=on (1 MiB per P) or trace=<size> (bytes, or with K/M: trace=256K)
+ * trace=on (1 MiB per P) or trace=<size> (bytes, or with K/M: trace=256K,
+ * at most 4M)
  * turns it on; traceout=hex forces the console hex dump even where the
  * board has a faster way out. Off by default: every hook in sched/ is then
  * one load of trace_enabled and a branch (sched/tracebuf.h).
@@ -52,7 +53,9 @@
 
 #define TRACE_VERSION		1
 #define TRACE_DEFAULT_BYTES	(1024 * 1024)	/* per P, trace=on */
-#define TRACE_MAX_BYTES		(256ul * 1024 * 1024)
+/* The page allocator's largest block (kernel/page.c, MAX_ORDER): one
+ * contiguous buffer per P. */
+#define TRACE_MAX_BYTES		(4ul * 1024 * 1024)
 #define TRACE_HEX_CHUNK		48		/* bytes per hex line */
 
 struct traceevent {
@@ -132,7 +135,7 @@ void trace_init(void)
 	if (!kopts.trace[0])
 		return;
 	if (!trace_parse(kopts.trace, &bytes))
-		fatal("trace=%s: expected on, off or a size per P from 4K to 256M "
+		fatal("trace=%s: expected on, off or a size per P from 4K to 4M "
 		      "(bytes, or with K or M)", kopts.trace);
 	if (strcmp(kopts.traceout, "hex") == 0)
 		trace_hex_only = true;
