@@ -26,7 +26,7 @@ static void park_m(struct g *gp)
 		/* Runs after gp is _Gwaiting and its context saved, so a
 		 * goready on another core as soon as the lock drops is safe. */
 		if (!fn(gp, lock)) {
-			traceGoUnpark(gp, 0);
+			traceGoUnpark(gp);
 			casgstatus(gp, _Gwaiting, _Grunnable);
 			execute(gp, true);	/* the same slice: never left */
 		}
@@ -67,7 +67,7 @@ void goready(struct g *gp)
 	/* Preemption off: runqput works on "this P" as its owner. */
 	preempt_disable();
 	casgstatus(gp, _Gwaiting, _Grunnable);
-	traceGoUnpark(gp, getg()->goid);
+	traceGoUnpark(gp);
 	runqput(getm()->p, gp, true);
 	wakep();
 	preempt_enable();

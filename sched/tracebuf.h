@@ -67,7 +67,10 @@ static inline void traceGoStart(struct g *gp, bool inherit)
 	TRACE_HOOK(traceEvGoStart, gp->goid, inherit);
 }
 static inline void traceGoPark(struct g *gp) { TRACE_HOOK(traceEvGoPark, gp->goid, gp->waitreason); }
-static inline void traceGoUnpark(struct g *gp, uint64_t by) { TRACE_HOOK(traceEvGoUnpark, gp->goid, by); }
+/* The readier is the running G (g0, goid 0, when the scheduler readies:
+ * timers, a failed park); read only when on, getg being a call. */
+struct g *getg(void);
+static inline void traceGoUnpark(struct g *gp) { TRACE_HOOK(traceEvGoUnpark, gp->goid, getg()->goid); }
 static inline void traceGoSched(struct g *gp) { TRACE_HOOK(traceEvGoSched, gp->goid, 0); }
 static inline void traceGoPreempt(struct g *gp, bool async) { TRACE_HOOK(traceEvGoPreempt, gp->goid, async); }
 static inline void traceGoEnd(struct g *gp) { TRACE_HOOK(traceEvGoEnd, gp->goid, 0); }
