@@ -228,10 +228,12 @@ bench-compare: deps
 # ---- seeing the scheduler: execution trace and gdb ----------------------
 # make trace: boot with trace=on, get the trace out, convert it for
 # `go tool trace` and Perfetto (tools/trace-run, tools/gmktrace).
-# TRACEOUT=hex forces the console hex dump that real boards use.
+# TRACEOUT=hex forces the console hex dump that real boards use. A board's
+# QEMU_TRACE_ARGS give the trace its way out under QEMU (board.mk).
 trace: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/trace-run --board $(BOARD) --smp $(SMP) $(if $(filter hex,$(TRACEOUT)),--hex) \
+		$(if $(GIC),--set GIC=$(GIC)) \
 		-- "$(if $(CMDLINE),$(CMDLINE),run=primes trace=4M)"
 # The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
 $(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
@@ -246,7 +248,7 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).
 BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS TEST_SMPS TEST_VARIANTS TEST_FATAL
+	QEMU_EXIT QEMU_ACCELS TEST_SMPS TEST_VARIANTS TEST_FATAL QEMU_TRACE_ARGS
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

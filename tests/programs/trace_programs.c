@@ -16,7 +16,9 @@
  */
 #include <stdio.h>
 
+#include "kernel/atomic.h"
 #include "sched/gmk.h"
+#include "sched/runtime2.h"
 
 #define TRACECHECK_WORKERS	8
 #define TRACECHECK_YIELDS	3
@@ -24,11 +26,13 @@
 
 static chan_t tc_out;
 static struct waitgroup tc_wg;
+static struct g *volatile tc_g[TRACECHECK_WORKERS];
 
 static void tracecheck_worker(void *arg)
 {
 	int id = (int)(uintptr_t)arg;
 
+	tc_g[id - 1] = getg();
 	for (int i = 0; i < TRACECHECK_YIELDS; i++)
 		gosched();
 	sleep_ns(1 * NSEC_PER_MSEC);
@@ -49,6 +53,14 @@ PROGRAM(tracecheck, "workers that yield, sleep and send: a trace of known shape"
 		sum += v;
 	}
 	waitgroup_wait(&tc_wg);
+	/*
+	 * waitgroup_done is not the end of a worker: it still returns and
+	 * exits (its GoEnd), maybe after the trace is written. Wait until
+	 * each is dead: goexit0 records GoEnd before that status change.
+	 */
+	for (int i = 0; i < TRACECHECK_WORKERS; i++)
+		while (atomic_load32(&tc_g[i]->atomicstatus) != _Gdead)
+			gosched();
 	printf("tracecheck: %d workers x %d yields, 1 sleep, 1 send; sum %d\n",
 	       TRACECHECK_WORKERS, TRACECHECK_YIELDS, sum);
 	return sum == TRACECHECK_WORKERS * (TRACECHECK_WORKERS + 1) / 2 ? 0 : 1;
@@ -71,7 +83,9 @@ static void gdbcheck_waiter(void *arg)
 static void gdbcheck_sleeper(void *arg)
 {
 	gc_sleeping = 1;
-	sleep_ns(50 * NSEC_PER_MSEC);
+	/* Long enough to be still asleep at the breakpoint on a loaded
+	 * host (TCG); the program waits for it at the end. */
+	sleep_ns(2 * NSEC_PER_SEC);
 	waitgroup_done(&gc_wg);
 }
 
