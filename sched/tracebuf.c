@@ -44,7 +44,6 @@
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
-#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
 #include "kernel/tracesink.h"
@@ -128,19 +127,34 @@ static bool trace_parse(const char *s, uint64_t *bytes)
 	return true;
 }
 
+/* A bad trace= or traceout= stops the boot as any bad option does
+ * (kernel/main.c), naming it. */
+static void trace_bad_option(const char *what)
+{
+	printf("gmk: bad kernel command line: %s\n", what);
+	board_exit(2);
+}
+
 void trace_init(void)
 {
 	uint64_t bytes = 0;
+	char msg[120];
 
+	if (strcmp(kopts.traceout, "hex") == 0) {
+		trace_hex_only = true;
+	} else if (kopts.traceout[0] && strcmp(kopts.traceout, "auto") != 0) {
+		snprintf(msg, sizeof msg, "traceout=%s: expected auto or hex", kopts.traceout);
+		trace_bad_option(msg);
+	}
+	if (kopts.traceout[0] && !kopts.trace[0])
+		trace_bad_option("traceout= without trace=on (or a size)");
 	if (!kopts.trace[0])
 		return;
-	if (!trace_parse(kopts.trace, &bytes))
-		fatal("trace=%s: expected on, off or a size per P from 4K to 4M "
-		      "(bytes, or with K or M)", kopts.trace);
-	if (strcmp(kopts.traceout, "hex") == 0)
-		trace_hex_only = true;
-	else if (kopts.traceout[0] && strcmp(kopts.traceout, "auto") != 0)
-		fatal("traceout=%s: expected auto or hex", kopts.traceout);
+	if (!trace_parse(kopts.trace, &bytes)) {
+		snprintf(msg, sizeof msg, "trace=%s: expected on, off or a size per P "
+			 "from 4K to 4M (bytes, or with K or M)", kopts.trace);
+		trace_bad_option(msg);
+	}
 	if (bytes == 0)
 		return;
 	size_t npages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
