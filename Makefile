@@ -1,5 +1,5 @@
 # gmk: one entry point.
-#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | deps | clean
+#   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | trace | deps | clean
 #   make replay [BOARD=b] [SMP=n] [SEED=s] [TESTS=glob] [CMDLINE='...']
 #   V=1 shows full command lines.
 #
@@ -263,6 +263,20 @@ bench: deps
 bench-compare: deps
 	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp $(BENCH_SMP)
 
+# ---- seeing the scheduler: execution trace and gdb ----------------------
+# make trace: boot with trace=on, get the trace out, convert it for
+# `go tool trace` and Perfetto (tools/trace-run, tools/gmktrace).
+# TRACEOUT=hex forces the console hex dump that real boards use. A board's
+# QEMU_TRACE_ARGS give the trace its way out under QEMU (board.mk).
+trace: deps
+	$(Q)$(MAKE) --no-print-directory kernel
+	$(Q)tools/trace-run --board $(BOARD) --smp $(SMP) $(if $(filter hex,$(TRACEOUT)),--hex) \
+		$(if $(GIC),--set GIC=$(GIC)) \
+		-- "$(if $(CMDLINE),$(CMDLINE),run=primes trace=4M)"
+# The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
+$(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
+.PHONY: trace
+
 host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host
 
@@ -272,7 +286,7 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).
 BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

@@ -43,6 +43,8 @@ static const struct option options[] = {
 	OPT("seed", OPT_U64, seed, 0, UINT64_MAX, "random seed"),
 	OPT("fingerprint", OPT_BOOL, fingerprint, 0, 0,
 	    "on: print a hash of the scheduling history at the end"),
+	OPT("trace", OPT_STRING, trace, 0, 0, "execution trace: on, off or bytes per P"),
+	OPT("traceout", OPT_STRING, traceout, 0, 0, "auto or hex: where the trace goes"),
 };
 
 static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
@@ -177,7 +179,7 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 			}
 		if (!o) {
 			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
-				 "slice schedtrace nprocs seed fingerprint)", (int)klen, w);
+				 "slice schedtrace nprocs seed fingerprint trace traceout)", (int)klen, w);
 			return false;
 		}
 		if (vlen == 0) {

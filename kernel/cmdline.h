@@ -20,6 +20,8 @@ struct kernel_options {
 	bool fingerprint;		/* fingerprint=on: print the scheduling
 					   history's hash at the end (sched/fingerprint.c) */
 	char run[64];			/* run=<program>: what kmain starts */
+	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
+	char traceout[8];		/* traceout=auto|hex */
 };
 
 extern struct kernel_options kopts;

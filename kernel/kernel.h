@@ -18,6 +18,8 @@ void kernel_main_g(void *arg);
 /* fingerprint=on: print the hash of the scheduling history (sched/), as
  * the run ends: the main G's last words, or a fatal error's. */
 void sched_fingerprint_print(void);
+/* trace=: write the execution trace out (sched/tracebuf.c); a no-op when off. */
+void trace_dump(void);
 
 /* Programs that `run=<name>` starts (make run's demo is one). */
 struct program {

@@ -184,5 +184,6 @@ void kernel_main_g(void *arg)
 	if (!kopts.test[0] && !kopts.run[0] && !kopts.bench[0])
 		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
 	sched_fingerprint_print();
+	trace_dump();		/* trace=: the execution trace, out (sched/tracebuf.c) */
 	board_exit(status);
 }

@@ -16,6 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "sched/schedimpl.h"
+#include "sched/tracebuf.h"
 
 /* Per-P free G cache: at GFREE_LOCAL_MAX, move Gs to the global list until
  * GFREE_LOCAL_KEEP remain; an empty P refills with up to GFREE_LOCAL_KEEP
@@ -321,6 +322,7 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 	gobuf_init(&newg->sched, newg->stack_hi, gstart, newg);
 	newg->goid = id;
 	casgstatus(newg, _Gdead, _Grunnable);
+	traceGoCreate(newg);
 	return newg;
 }
 

@@ -9,12 +9,14 @@
 #include "kernel/preempt.h"
 #include "kernel/spinlock.h"
 #include "sched/schedimpl.h"
+#include "sched/tracebuf.h"
 
 static void park_m(struct g *gp)
 {
 	struct m *mp = getm();
 	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
 	casgstatus(gp, _Grunning, _Gwaiting);
+	traceGoPark(gp);
 	dropg();
 	bool (*fn)(struct g *, void *) = mp->waitunlockf;
 	if (fn) {
@@ -24,6 +26,7 @@ static void park_m(struct g *gp)
 		/* Runs after gp is _Gwaiting and its context saved, so a
 		 * goready on another core as soon as the lock drops is safe. */
 		if (!fn(gp, lock)) {
+			traceGoUnpark(gp);
 			casgstatus(gp, _Gwaiting, _Grunnable);
 			execute(gp, true);	/* the same slice: never left */
 		}
@@ -64,6 +67,7 @@ void goready(struct g *gp)
 	/* Preemption off: runqput works on "this P" as its owner. */
 	preempt_disable();
 	casgstatus(gp, _Gwaiting, _Grunnable);
+	traceGoUnpark(gp);
 	runqput(getm()->p, gp, true);
 	wakep();
 	preempt_enable();
@@ -73,6 +77,7 @@ void goready(struct g *gp)
  * every P's work go first rather than just its own P's. */
 static void gosched_m(struct g *gp)
 {
+	traceGoSched(gp);
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	spin_lock(&sched.lock);
@@ -90,6 +95,7 @@ void gosched(void)
 static void goexit0(struct g *gp)
 {
 	struct m *mp = getm();
+	traceGoEnd(gp);
 	casgstatus(gp, _Grunning, _Gdead);
 	dropg();
 	gp->entry = NULL;

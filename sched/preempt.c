@@ -38,6 +38,7 @@
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "sched/schedimpl.h"
+#include "sched/tracebuf.h"
 
 /* Stack a preempted G must keep free below its frame copy: the copy is
  * restored by code that uses no stack, so this is only a safety margin. */
@@ -78,6 +79,7 @@ static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 /* On g0 after arch_irq_leave_to: the G's context is in its frame copy. */
 static void gopreempt_async(void *arg)
 {
+	traceGoPreempt(arg, true);
 	gopreempt_m(arg);
 }
 
@@ -85,6 +87,7 @@ static void gopreempt_async(void *arg)
 static void gopreempt_safe(struct g *gp)
 {
 	getm()->p->npreemptsafe++;
+	traceGoPreempt(gp, false);
 	gopreempt_m(gp);
 }
 

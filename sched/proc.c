@@ -31,6 +31,7 @@
 #include "kernel/preempt.h"
 #include "kernel/time.h"
 #include "sched/schedimpl.h"
+#include "sched/tracebuf.h"
 
 /* Every 61st schedtick a P takes one G from the global queue before its
  * own, so that two Gs respawning each other locally cannot starve it. 61
@@ -205,12 +206,14 @@ static void acquirep(struct p *pp)
 	mp->p = pp;
 	pp->m = mp;
 	atomic_store32(&pp->status, _Prunning);
+	traceProcStart(mp);
 }
 
 static struct p *releasep(void)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
+	traceProcStop();
 	pp->m = NULL;
 	mp->p = NULL;
 	atomic_store32(&pp->status, _Pidle);
@@ -393,6 +396,7 @@ static struct g *stealwork(struct p *pp)
 			uint32_t t0 = pp->runqtail;
 			struct g *gp = runqsteal(pp, p2, steal_runnext);
 			if (gp) {
+				traceSteal(p2, 1 + (pp->runqtail - t0));
 				pp->nsteal += 1 + (pp->runqtail - t0);
 				schedfp(pp, gp, SCHEDFP_STEAL);
 				return gp;
@@ -581,6 +585,7 @@ void execute(struct g *gp, bool inherit_time)
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	tick_arm_for_slice(pp);
+	traceGoStart(gp, inherit_time);
 	gogo(&gp->sched);
 }
 
@@ -673,6 +678,7 @@ static void schedinit(void)
 	}
 	stealorder_reset(nprocs);
 	schedfp_init();
+	trace_init();
 
 	/* This core: M0 with P0, running on its g0 now. */
 	struct m *m0 = &allm[this_cpu()->id];

@@ -26,6 +26,7 @@
 #include "kernel/preempt.h"
 #include "kernel/time.h"
 #include "sched/schedimpl.h"
+#include "sched/tracebuf.h"
 
 /* 4-ary heap: children of i are 4i+1 .. 4i+4, its parent (i-1)/4. */
 #define HEAP_ARITY	4
@@ -271,6 +272,7 @@ uint32_t timers_run(struct p *pp, uint64_t now)
 		update_when0(ts);
 		ts->nfired++;
 		spin_unlock(&ts->lock);
+		traceTimerFire(f, pp);
 		f(arg);
 		n++;
 		spin_lock(&ts->lock);

@@ -11,4 +11,12 @@
  * Returns only if the host ignored the request. */
 void semihost_exit(int status);
 
+/* SYS_OPEN / SYS_WRITE / SYS_CLOSE: a file on the host, relative to the
+ * emulator's working directory. open returns a handle or -1; write returns
+ * the number of bytes NOT written (0 = all). */
+long semihost_open(const char *name, int mode);
+long semihost_write(long handle, const void *buf, unsigned long len);
+long semihost_close(long handle);
+#define SEMIHOST_MODE_WB 5	/* "wb" */
+
 #endif

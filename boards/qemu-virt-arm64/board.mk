@@ -28,6 +28,9 @@ QEMU_ARGS    = -M virt$(if $(GIC),$(comma)gic-version=$(GIC)) -cpu cortex-a72 -s
 QEMU_KERNEL  = $(KERNEL)
 QEMU_EXIT   := status
 QEMU_ACCELS := tcg
+# The execution trace leaves by semihosting (in QEMU_ARGS), as the file
+# gmk-trace.bin in QEMU's working directory (arch/aarch64/tracesink.c).
+QEMU_TRACE_ARGS :=
 
 # make test: test=* at each core count, then at 4 cores once per variant.
 TEST_SMPS     := 1 2 4 8

@@ -18,6 +18,9 @@ QEMU_ARGS   := -M q35 -device isa-debug-exit,iobase=0xf4,iosize=0x04
 QEMU_KERNEL  = $(BUILD)/gmk.elf32
 QEMU_EXIT   := isa-debug-exit
 QEMU_ACCELS := kvm tcg
+# The execution trace's way out (arch/x86_64/tracesink.c): the debug
+# console, into a file in QEMU's working directory (tools/trace-run).
+QEMU_TRACE_ARGS := -debugcon file:gmk-trace.bin
 
 TEST_SMPS     := 1 2 4 8
 TEST_VARIANTS :=

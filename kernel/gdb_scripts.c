@@ -1,0 +1,14 @@
+/*
+ * tools/gmk-gdb.py, inline in the ELF's .debug_gdb_scripts section, so
+ * that gdb loads `info goroutines` and friends with the kernel's symbols
+ * (once its auto-load safe-path allows the directory; make debug prints the
+ * line). Entry format (gdb manual, "The .debug_gdb_scripts section"): byte
+ * 4 = inline Python, the script's name on the first line, the text, NUL.
+ * Not loaded into memory (no "a" flag), so it costs the image nothing.
+ */
+__asm__(".pushsection .debug_gdb_scripts, \"MS\", %progbits, 1\n"
+	".byte 4\n"
+	".ascii \"gmk-gdb.py\\n\"\n"
+	".incbin \"tools/gmk-gdb.py\"\n"
+	".byte 0\n"
+	".popsection\n");

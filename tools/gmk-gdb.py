@@ -1,0 +1,298 @@
+# gmk's goroutines in gdb, after Go's runtime-gdb.py.
+#
+# Loaded by gdb from gmk.elf's .debug_gdb_scripts section (kernel/gdb_scripts.c
+# embeds this file), once gdb trusts the directory:
+#   gdb-multiarch -iex 'add-auto-load-safe-path .' build/<board>/gmk.elf
+# (make debug prints that line). Or by hand: (gdb) source tools/gmk-gdb.py
+#
+#   info goroutines      every live G: id, status, wait reason, M/P, entry, pc
+#   goroutine N bt       backtrace of G N from its saved context (gobuf, or
+#                        the frame copy of a preempted G); a running G's
+#                        from its core
+#   info ps              each P: status, M, run queue, runnext, timers
+#   info sched           the global scheduler state and queue
+#
+# Everything is read from memory through the kernel's own types (DWARF), so
+# it follows struct changes; names are those of sched/runtime2.h.
+import gdb
+
+GSTATUS = {0: "idle", 1: "runnable", 2: "running", 3: "waiting", 4: "dead"}
+G_RUNNING, G_WAITING, G_DEAD = 2, 3, 4
+PSTATUS = {0: "idle", 1: "running"}
+
+
+def val(expr):
+    return gdb.parse_and_eval(expr)
+
+
+def arch():
+    return gdb.selected_frame().architecture().name()
+
+
+def is_aarch64():
+    return "aarch64" in arch()
+
+
+def symname(addr):
+    addr = int(addr)
+    if addr == 0:
+        return "nil"
+    try:
+        b = gdb.block_for_pc(addr)
+        while b is not None and b.function is None:
+            b = b.superblock
+        if b is not None and b.function is not None:
+            return b.function.name
+    except RuntimeError:
+        pass
+    s = gdb.execute("info symbol 0x%x" % addr, to_string=True).strip()
+    return s.split(" in section")[0] if "No symbol" not in s else "0x%x" % addr
+
+
+def waitreason(r):
+    r = int(r)
+    try:
+        s = val("waitreasons")[r]
+        if int(s) != 0:
+            return s.string()
+    except (gdb.error, RuntimeError):
+        pass
+    try:
+        return str(val("(enum waitreason)%d" % r))
+    except gdb.error:
+        return "reason %d" % r
+
+
+def allgs():
+    gp = val("sched.allgs")
+    while int(gp) != 0:
+        yield gp
+        gp = gp["alllink"]
+
+
+def live(gp):
+    st = int(gp["atomicstatus"])
+    return st not in (0, G_DEAD) and int(gp["goid"]) != 0
+
+
+def find_g(goid):
+    for gp in allgs():
+        if int(gp["goid"]) == goid and live(gp):
+            return gp
+    return None
+
+
+def saved_pc(gp):
+    """Where a G that is not running will resume: its gobuf's pc, or for a
+    G preempted at an interrupt, the interrupted pc in its frame copy."""
+    pc = int(gp["sched"]["pc"])
+    if symname(pc) == "arch_preempt_resume":
+        tf = val("*(struct trapframe *)0x%x" % int(gp["sched"]["sp"]))
+        return int(tf["elr"]) if is_aarch64() else int(tf["rip"])
+    return pc
+
+
+def running_on(gp):
+    """The M (struct m *) running gp, or None."""
+    if int(gp["atomicstatus"]) != G_RUNNING or int(gp["m"]) == 0:
+        return None
+    mp = gp["m"]
+    return mp if int(mp["curg"]) == int(gp) else None
+
+
+def current_g():
+    """The G running on the selected core, from its struct cpu (percpu.h)."""
+    try:
+        core = gdb.selected_thread().num - 1
+        mp = val("cpus")[core]["m"]
+        if int(mp) and int(mp["curg"]):
+            return int(mp["curg"])
+    except (gdb.error, RuntimeError):
+        pass
+    return 0
+
+
+class InfoGoroutines(gdb.Command):
+    """info goroutines: every live goroutine (Go's runtime-gdb.py layout).
+'*' marks the one running on the selected core."""
+
+    def __init__(self):
+        super().__init__("info goroutines", gdb.COMMAND_STACK, gdb.COMPLETE_NONE)
+
+    def invoke(self, arg, from_tty):
+        cur = current_g()
+        print("  %4s  %-9s %-24s %-8s %-28s %s" % ("id", "status", "wait reason", "M/P",
+                                                   "entry", "at"))
+        for gp in allgs():
+            if not live(gp):
+                continue
+            st = int(gp["atomicstatus"])
+            reason = waitreason(gp["waitreason"]) if st == G_WAITING else ""
+            mp = running_on(gp)
+            where = "M%d/P%d" % (int(mp["id"]), int(mp["p"]["id"])) if mp is not None and int(mp["p"]) else "-"
+            pc = "-" if mp is not None else symname(saved_pc(gp))
+            print("%s %4d  %-9s %-24s %-8s %-28s %s" % ("*" if int(gp) == cur else " ",
+                  int(gp["goid"]), GSTATUS.get(st, "?%d" % st), reason, where,
+                  symname(gp["entry"]), pc))
+
+
+class GoroutineCmd(gdb.Command):
+    """goroutine N bt: backtrace of goroutine N, from its saved registers."""
+
+    def __init__(self):
+        super().__init__("goroutine", gdb.COMMAND_STACK, gdb.COMPLETE_NONE)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if len(argv) < 2 or argv[1] not in ("bt", "backtrace"):
+            raise gdb.GdbError("usage: goroutine N bt")
+        try:
+            goid = int(argv[0])
+        except ValueError:
+            raise gdb.GdbError("goroutine: '%s' is not a goroutine id" % argv[0])
+        gp = find_g(goid)
+        if gp is None:
+            raise gdb.GdbError("goroutine %d: no such live goroutine (info goroutines lists them)" % goid)
+        mp = running_on(gp)
+        if mp is not None:
+            self.bt_on_core(gp, mp)
+        else:
+            self.bt_saved(gp)
+
+    def bt_on_core(self, gp, mp):
+        # QEMU's gdb threads are its vCPUs in order: thread N is core N-1.
+        core = int(mp["cpu"]["id"])
+        old = gdb.selected_thread()
+        for t in gdb.selected_inferior().threads():
+            if t.num == core + 1:
+                t.switch()
+                try:
+                    print("goroutine %d is running on core %d:" % (int(gp["goid"]), core))
+                    walk(gdb.newest_frame())
+                finally:
+                    old.switch()
+                return
+        raise gdb.GdbError("goroutine %d runs on core %d, which gdb does not see" % (int(gp["goid"]), core))
+
+    def bt_saved(self, gp):
+        buf = gp["sched"]
+        pc = int(buf["pc"])
+        sp = int(buf["sp"])
+        regs = {}
+        preempted = symname(pc) == "arch_preempt_resume"
+        if preempted:
+            tf = val("*(struct trapframe *)0x%x" % sp)
+            if is_aarch64():
+                for i in range(31):
+                    regs["x%d" % i] = int(tf["x"][i])
+                regs["sp"], regs["pc"] = int(tf["sp"]), int(tf["elr"])
+            else:
+                for r in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10",
+                          "r11", "r12", "r13", "r14", "r15"):
+                    regs[r] = int(tf[r])
+                regs["rsp"], regs["rip"] = int(tf["rsp"]), int(tf["rip"])
+        elif is_aarch64():
+            for i in range(11):
+                regs["x%d" % (19 + i)] = int(buf["x19_x29"][i])
+            regs["x30"] = pc
+            regs["sp"], regs["pc"] = sp, pc
+        else:
+            for r in ("rbx", "rbp", "r12", "r13", "r14", "r15"):
+                regs[r] = int(buf[r])
+            # gosave/mcall leave pc = the return address and sp above it
+            regs["rsp"], regs["rip"] = sp, pc
+        gdb.execute("frame 0", to_string=True)
+        saved = {r: int(gdb.selected_frame().read_register(r)) for r in regs}
+        print("goroutine %d (%s)%s:" % (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),
+                                       ", preempted at interrupt" if preempted else ""))
+        try:
+            for r, v in regs.items():
+                gdb.execute("set $%s = 0x%x" % (r, v), to_string=True)
+            walk(gdb.newest_frame())
+        finally:
+            gdb.execute("frame 0", to_string=True)
+            for r, v in saved.items():
+                gdb.execute("set $%s = 0x%x" % (r, v), to_string=True)
+
+
+def walk(frame, limit=64):
+    """Print frames from frame outwards, ending at gstart (every G's first
+    function) or where the stack ends."""
+    i = 0
+    while frame is not None and i < limit:
+        pc = frame.pc()
+        name = frame.name() or symname(pc)
+        sal = frame.find_sal()
+        loc = " at %s:%d" % (sal.symtab.filename, sal.line) if sal.symtab else ""
+        print("#%-2d 0x%016x in %s%s" % (i, pc, name, loc))
+        if name == "gstart" or pc == 0:
+            break
+        try:
+            frame = frame.older()
+        except gdb.error:
+            break
+        i += 1
+
+
+def gname(g):
+    g = int(g)
+    if g == 0:
+        return "-"
+    gp = val("(struct g *)0x%x" % g)
+    return "G%d(%s)" % (int(gp["goid"]), symname(gp["entry"]))
+
+
+class InfoPs(gdb.Command):
+    """info ps: each P's status, M, local run queue, runnext and timers."""
+
+    def __init__(self):
+        super().__init__("info ps", gdb.COMMAND_STATUS, gdb.COMPLETE_NONE)
+
+    def invoke(self, arg, from_tty):
+        n = int(val("sched.nprocs"))
+        size = int(val("sizeof(((struct p *)0)->runq) / sizeof(((struct p *)0)->runq[0])"))
+        for i in range(n):
+            pp = val("allp")[i]
+            head, tail = int(pp["runqhead"]), int(pp["runqtail"])
+            q = [gname(pp["runq"][(j % size)]) for j in range(head, tail)] if 0 <= tail - head <= size else ["?"]
+            m = "M%d" % int(pp["m"]["id"]) if int(pp["m"]) else "-"
+            cur = gname(pp["m"]["curg"]) if int(pp["m"]) and int(pp["m"]["curg"]) else "-"
+            print("P%d: %s %s running %s schedtick=%d" % (i, PSTATUS.get(int(pp["status"]), "?"), m, cur,
+                                                          int(pp["schedtick"])))
+            print("    runnext: %s" % gname(pp["runnext"]))
+            print("    runq (%d): %s" % (tail - head, " ".join(q) if q else "empty"))
+            ts = pp["timers"]
+            tl = []
+            for j in range(int(ts["len"])):
+                t = ts["heap"][j]
+                tl.append("%s@%dns" % (symname(t["f"]), int(t["when"])))
+            print("    timers (%d): %s" % (int(ts["len"]), " ".join(tl) if tl else "none"))
+
+
+class InfoSched(gdb.Command):
+    """info sched: the global scheduler state (struct schedt sched)."""
+
+    def __init__(self):
+        super().__init__("info sched", gdb.COMMAND_STATUS, gdb.COMPLETE_NONE)
+
+    def invoke(self, arg, from_tty):
+        s = val("sched")
+        q = []
+        gp = s["runq"]["head"]
+        while int(gp) and len(q) < 1000:
+            q.append(gname(gp))
+            gp = gp["schedlink"]
+        nlive = sum(1 for g in allgs() if live(g))
+        print("nprocs=%d idleprocs=%d spinning=%d needspinning=%d idle Ms=%d" % (
+            int(s["nprocs"]), int(s["npidle"]), int(s["nmspinning"]), int(s["needspinning"]),
+            int(s["nmidle"])))
+        print("goroutines: %d live, %d records, last goid %d" % (nlive, int(s["allglen"]),
+                                                                int(s["goidgen"])))
+        print("global runq (%d): %s" % (int(s["runq"]["size"]), " ".join(q) if q else "empty"))
+
+
+InfoGoroutines()
+GoroutineCmd()
+InfoPs()
+InfoSched()
+print("gmk-gdb.py: info goroutines, goroutine N bt, info ps, info sched")
