@@ -41,6 +41,8 @@ static const struct option options[] = {
 	    "milliseconds between SCHED lines"),
 	OPT("nprocs", OPT_U32, nprocs, 1, MAX_CPUS, "number of Ps"),
 	OPT("seed", OPT_U64, seed, 0, UINT64_MAX, "random seed"),
+	OPT("input", OPT_U32, input, 0, 1,
+	    "1: the harness answers '# send:' lines (console input tests)"),
 };
 
 static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
@@ -164,7 +166,7 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 			}
 		if (!o) {
 			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
-				 "slice schedtrace nprocs seed)", (int)klen, w);
+				 "slice schedtrace nprocs seed input)", (int)klen, w);
 			return false;
 		}
 		if (vlen == 0) {

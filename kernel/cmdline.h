@@ -18,6 +18,8 @@ struct kernel_options {
 	uint64_t seed;			/* seed=N */
 	bool seed_set;
 	char run[64];			/* run=<program>: what kmain starts */
+	uint32_t input;			/* input=1: the test harness feeds the
+					   serial input (tools/serial-feed) */
 };
 
 extern struct kernel_options kopts;

@@ -9,6 +9,11 @@
  *   TEST_FATAL(name, "msg")   a test that must end in a fatal error whose
  *                             message contains "msg"; run alone in its own
  *                             boot (make test does), skipped otherwise.
+ *   TEST_INPUT(name)          a test that reads the serial console: it
+ *                             prints "# send: TEXT" when it is ready and
+ *                             tools/serial-feed sends TEXT; runs with
+ *                             input=1 on the command line (make test boots
+ *                             test=console_* input=1), skipped otherwise.
  */
 #ifndef GMK_KERNEL_TEST_H
 #define GMK_KERNEL_TEST_H
@@ -23,17 +28,20 @@ struct test_case {
 	const char *expect_fatal;	/* NULL for an ordinary test */
 	const char *file;
 	int line;
+	bool needs_input;		/* TEST_INPUT */
 };
 
-#define TEST_REGISTER(nm, fatalmsg)                                        \
+#define TEST_REGISTER(nm, fatalmsg) TEST_REGISTER_(nm, fatalmsg, false)
+#define TEST_REGISTER_(nm, fatalmsg, input)                                \
 	static void test_fn_##nm(void);                                    \
 	static const struct test_case test_case_##nm                       \
 		__attribute__((used, section("gmk_tests"), aligned(8))) = \
-		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__ };                 \
+		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__, input };          \
 	static void test_fn_##nm(void)
 
 #define TEST(nm) TEST_REGISTER(nm, NULL)
 #define TEST_FATAL(nm, msg) TEST_REGISTER(nm, msg)
+#define TEST_INPUT(nm) TEST_REGISTER_(nm, NULL, true)
 
 /* Record a failure of the running test (the runner prints it as a KTAP
  * diagnostic). Safe from any core and any G. */

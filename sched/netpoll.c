@@ -27,6 +27,8 @@
 /* Gs readied by interrupts, a Treiber stack through g->schedlink
  * (pushed from any core's interrupt handler, drained by netpoll). */
 static volatile uintptr_t readylist;
+/* nanotime of the last drain of the ready list (Go's sched.lastpoll). */
+static volatile uint64_t lastpoll;
 /* Gs parked in poll_wait (Go's netpollWaiters). */
 static volatile uint32_t nwaiters;
 
@@ -64,6 +66,7 @@ uint32_t netpoll(struct gqueue *q)
 		return 0;
 	/* xchg (full barrier): pairs with the pushers' CAS. */
 	struct g *gp = (struct g *)atomic_xchguintptr(&readylist, 0);
+	atomic_store64(&lastpoll, nanotime());
 	struct g *rev = NULL;
 	uint32_t n = 0;
 	while (gp) {			/* LIFO -> the order they were readied */
@@ -100,6 +103,14 @@ void injectglist(struct p *pp, struct gqueue *q, bool next)
 	}
 	if (any)
 		wakep();
+}
+
+bool netpoll_overdue(uint64_t now)
+{
+	if (!netpoll_pending())
+		return false;
+	uint64_t last = atomic_load64(&lastpoll);
+	return now > last && now - last >= NETPOLL_MAX_DELAY_NS;
 }
 
 struct g *netpoll_take(struct p *pp)

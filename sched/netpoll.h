@@ -64,6 +64,12 @@ uint32_t netpoll(struct gqueue *q);
 /* Go's injectglist: make q's Gs runnable on pp (the first in runnext if
  * `next`) and wake idle Ps for them. */
 void injectglist(struct p *pp, struct gqueue *q, bool next);
+/* Go's sysmon polls the network when nobody did for 10 ms; gmk has no
+ * sysmon, so findrunnable polls first when the ready list is that old
+ * (a G that only yields would otherwise keep the global queue from
+ * ever being empty, and the netpoll step from being reached). */
+#define NETPOLL_MAX_DELAY_NS (10 * 1000 * 1000ull)
+bool netpoll_overdue(uint64_t now);
 /* findrunnable's netpoll step: the first readied G (runnable, to run
  * now) with the rest injected on pp; NULL if none. */
 struct g *netpoll_take(struct p *pp);

@@ -444,6 +444,13 @@ top:
 	 * checkTimers at the top of findRunnable). */
 	timers_run(pp, nanotime());
 
+	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
+	if (netpoll_overdue(nanotime())) {
+		gp = netpoll_take(pp);
+		if (gp)
+			return gp;
+	}
+
 	/* Fairness: now and then the global queue before the local one. */
 	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty()) {
 		spin_lock(&sched.lock);
