@@ -29,6 +29,9 @@
 static volatile uintptr_t readylist;
 /* nanotime of the last drain of the ready list (Go's sched.lastpoll). */
 static volatile uint64_t lastpoll;
+/* How netpoll_kick got the Gs run: an idle core woken, this core's G
+ * preempted, or left to the others (for tests and the shell's sched). */
+volatile uint64_t netpoll_kicks[4];
 /* Gs parked in poll_wait (Go's netpollWaiters). */
 static volatile uint32_t nwaiters;
 
@@ -289,8 +292,10 @@ void netpoll_kick(struct trapframe *tf)
 	struct cpu *me = this_cpu();
 	struct m *mp = me->m;
 	if (atomic_load32(&sched.npidle) > 0) {
-		if (mp && !mp->p)
+		if (mp && !mp->p) {
+			netpoll_kicks[NETPOLL_KICK_SELF]++;
 			return;		/* we are the idle M: stopm looks next */
+		}
 		/* A halted one first; else one on its way to stopm, where
 		 * the IPI stays pending and its wfi/hlt returns at once. */
 		int other = -1;
@@ -300,15 +305,21 @@ void netpoll_kick(struct trapframe *tf)
 				continue;
 			if (atomic_load64(&cpus[i].halted_since) != 0) {
 				ipi_send(i, IPI_WAKE);
+				netpoll_kicks[NETPOLL_KICK_IDLE]++;
 				return;
 			}
 			other = (int)i;
 		}
 		if (other >= 0) {
 			ipi_send((unsigned)other, IPI_WAKE);
+			netpoll_kicks[NETPOLL_KICK_IDLE]++;
 			return;
 		}
 	}
-	if (mp && mp->p)
+	if (mp && mp->p) {
+		netpoll_kicks[NETPOLL_KICK_PREEMPT]++;
 		sched_preempt_for_netpoll(tf);
+	} else {
+		netpoll_kicks[NETPOLL_KICK_NONE]++;
+	}
 }

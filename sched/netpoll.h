@@ -73,6 +73,9 @@ bool netpoll_overdue(uint64_t now);
 /* findrunnable's netpoll step: the first readied G (runnable, to run
  * now) with the rest injected on pp; NULL if none. */
 struct g *netpoll_take(struct p *pp);
+enum { NETPOLL_KICK_IDLE, NETPOLL_KICK_PREEMPT, NETPOLL_KICK_NONE,
+       NETPOLL_KICK_SELF };
+extern volatile uint64_t netpoll_kicks[4];
 /* Gs parked in poll_wait now (checkdead: they wait on a device). */
 uint32_t netpoll_waiters(void);
 /* From a device interrupt, after the device is acknowledged: make sure a
