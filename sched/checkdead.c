@@ -15,6 +15,9 @@
 /* At most this many parked Gs are listed one by one. */
 #define CHECKDEAD_LIST_MAX 16
 
+/* Times every M was idle with Gs waiting on a device (for the tests). */
+uint64_t checkdead_netpoll_waits;
+
 /* Caller holds sched.lock (called from mput). */
 void checkdead(void)
 {
@@ -28,8 +31,10 @@ void checkdead(void)
 	/* A G waiting on a device will be woken by its interrupt, and one
 	 * it already readied is about to run: not dead either (Go's M
 	 * blocked in netpoll keeps its run count above zero). */
-	if (netpoll_waiters() != 0 || netpoll_pending())
+	if (netpoll_waiters() != 0 || netpoll_pending()) {
+		checkdead_netpoll_waits++;
 		return;
+	}
 
 	uint32_t nwaiting = 0, nrunnable = 0, nrunning = 0;
 	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);

@@ -78,6 +78,9 @@ enum { NETPOLL_KICK_IDLE, NETPOLL_KICK_PREEMPT, NETPOLL_KICK_NONE,
 extern volatile uint64_t netpoll_kicks[4];
 /* Gs parked in poll_wait now (checkdead: they wait on a device). */
 uint32_t netpoll_waiters(void);
+/* Times checkdead found every M idle but a G waiting on a device
+ * (sched.lock; a test reads it to know the case happened). */
+extern uint64_t checkdead_netpoll_waits;
 /* From a device interrupt, after the device is acknowledged: make sure a
  * core runs the Gs the interrupt readied. May not return (preemption). */
 void netpoll_kick(struct trapframe *tf);
