@@ -445,7 +445,7 @@ top:
 	timers_run(pp, nanotime());
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
-	if (netpoll_overdue(nanotime())) {
+	if (netpoll_pending() && netpoll_overdue(nanotime())) {
 		gp = netpoll_take(pp);
 		if (gp)
 			return gp;
