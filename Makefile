@@ -220,7 +220,7 @@ RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not ru
 run: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)$(RUN_TOOL) --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) $(if $(GIC),--set GIC=$(GIC)) \
-		-- "$(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))"
+		--stdin -- "$(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))"
 
 debug: deps
 	$(Q)$(MAKE) --no-print-directory kernel

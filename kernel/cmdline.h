@@ -22,6 +22,8 @@ struct kernel_options {
 	char run[64];			/* run=<program>: what kmain starts */
 	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
 	char traceout[8];		/* traceout=auto|hex */
+	uint32_t input;			/* input=1: the test harness feeds the
+					   serial input (tools/serial-feed) */
 };
 
 extern struct kernel_options kopts;

@@ -50,6 +50,22 @@ void console_write(const char *s, size_t n)
 	arch_irq_restore(flags);
 }
 
+void console_write_now(const char *s, size_t n)
+{
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	bool forced = atomic_load32(&console_owner_forced) == c->id + 1;
+
+	if (!forced)
+		spin_lock(&console_lock);
+	emit_line(c->line, c->linelen);
+	c->linelen = 0;
+	emit_line(s, n);
+	if (!forced)
+		spin_unlock(&console_lock);
+	arch_irq_restore(flags);
+}
+
 void console_panic_mode(void)
 {
 	struct cpu *c = this_cpu();

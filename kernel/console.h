@@ -10,6 +10,9 @@
  * different cores never interleave.
  */
 void console_write(const char *s, size_t n);
+/* Write s now, without waiting for the end of the line (after this
+ * core's pending partial line): echo and prompts. */
+void console_write_now(const char *s, size_t n);
 /* After a panic: this core writes without the lock (others are stopping). */
 void console_panic_mode(void);
 

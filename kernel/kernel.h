@@ -34,6 +34,10 @@ struct program {
 		{ #nm, program_fn_##nm, about_ };                          \
 	static int program_fn_##nm(void)
 
+/* The registered program of that name (len bytes), or NULL. */
+const struct program *program_find(const char *name, unsigned long len);
+void program_list(void);	/* print every program's name and about */
+
 /* Run fn(arg) on every online core, in interrupt context on the others and
  * directly on this one; returns when all have finished. */
 void smp_call_all(void (*fn)(void *), void *arg);

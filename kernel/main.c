@@ -126,15 +126,26 @@ void smp_release_cores(void)
 
 extern const struct program __start_gmk_programs[], __stop_gmk_programs[];
 
+const struct program *program_find(const char *name, unsigned long len)
+{
+	for (const struct program *p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+		if (strlen(p->name) == len && strncmp(p->name, name, len) == 0)
+			return p;
+	return NULL;
+}
+
+void program_list(void)
+{
+	for (const struct program *p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+		printf("  %-12s %s\n", p->name, p->about);
+}
+
 /* Run one program by name; returns its status (2 when there is none). */
 static int program_run(const char *name, size_t len)
 {
-	const struct program *p;
+	const struct program *p = program_find(name, len);
 
-	for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
-		if (strlen(p->name) == len && strncmp(p->name, name, len) == 0)
-			break;
-	if (p == __stop_gmk_programs) {
+	if (!p) {
 		printf("gmk: run=%.*s: no such program; programs:", (int)len, name);
 		for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
 			printf(" %s", p->name);

@@ -16,6 +16,7 @@
 
 #include "kernel/atomic.h"
 #include "kernel/board.h"
+#include "kernel/cmdline.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/test.h"
@@ -238,6 +239,12 @@ unsigned test_run(const char *glob)
 		if (t->expect_fatal && !fatal_alone) {
 			printf("ok %u %s # SKIP fatal test: runs alone (test=%s)\n", num,
 			       t->name, t->name);
+			nskipped++;
+			continue;
+		}
+		if (t->needs_input && !kopts.input) {
+			printf("ok %u %s # SKIP needs serial input: input=1 under "
+			       "tools/serial-feed\n", num, t->name);
 			nskipped++;
 			continue;
 		}

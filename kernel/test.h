@@ -12,6 +12,11 @@
  *   test_expect_fatal(fmt, ...) inside a TEST_FATAL: the message it must
  *                             die with, known only at run time (a goid);
  *                             replaces the static one.
+ *   TEST_INPUT(name)          a test that reads the serial console: it
+ *                             prints "# send: TEXT" when it is ready and
+ *                             tools/serial-feed sends TEXT; runs with
+ *                             input=1 on the command line (make test boots
+ *                             test=console_* input=1), skipped otherwise.
  */
 #ifndef GMK_KERNEL_TEST_H
 #define GMK_KERNEL_TEST_H
@@ -26,17 +31,20 @@ struct test_case {
 	const char *expect_fatal;	/* NULL for an ordinary test */
 	const char *file;
 	int line;
+	bool needs_input;		/* TEST_INPUT */
 };
 
-#define TEST_REGISTER(nm, fatalmsg)                                        \
+#define TEST_REGISTER(nm, fatalmsg) TEST_REGISTER_(nm, fatalmsg, false)
+#define TEST_REGISTER_(nm, fatalmsg, input)                                \
 	static void test_fn_##nm(void);                                    \
 	static const struct test_case test_case_##nm                       \
 		__attribute__((used, section("gmk_tests"), aligned(8))) = \
-		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__ };                 \
+		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__, input };          \
 	static void test_fn_##nm(void)
 
 #define TEST(nm) TEST_REGISTER(nm, NULL)
 #define TEST_FATAL(nm, msg) TEST_REGISTER(nm, msg)
+#define TEST_INPUT(nm) TEST_REGISTER_(nm, NULL, true)
 
 /* Record a failure of the running test (the runner prints it as a KTAP
  * diagnostic). Safe from any core and any G. */

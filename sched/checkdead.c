@@ -1,6 +1,7 @@
 /*
  * checkdead: when the last M goes idle, nothing can run again unless a
- * timer readies a G (an idle core wakes for it: stopm). If no timer is
+ * timer or a device interrupt readies a G (an idle core wakes for it:
+ * stopm). If no timer is
  * pending and Gs are still parked, they wait for each other: a deadlock,
  * reported as Go reports it, with the Gs and their wait reasons.
  */
@@ -8,10 +9,14 @@
 
 #include "kernel/atomic.h"
 #include "kernel/panic.h"
+#include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 
 /* At most this many parked Gs are listed one by one. */
 #define CHECKDEAD_LIST_MAX 16
+
+/* Times every M was idle with Gs waiting on a device (for the tests). */
+uint64_t checkdead_netpoll_waits;
 
 /* Caller holds sched.lock (called from mput). */
 void checkdead(void)
@@ -23,6 +28,13 @@ void checkdead(void)
 	for (uint32_t i = 0; i < sched.nprocs; i++)
 		if (timers_len(allp[i]) != 0)
 			return;
+	/* A G waiting on a device will be woken by its interrupt, and one
+	 * it already readied is about to run: not dead either (Go's M
+	 * blocked in netpoll keeps its run count above zero). */
+	if (netpoll_waiters() != 0 || netpoll_pending()) {
+		checkdead_netpoll_waits++;
+		return;
+	}
 
 	uint32_t nwaiting = 0, nrunnable = 0, nrunning = 0;
 	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);

@@ -6,6 +6,8 @@
  *   gosched()                        yield
  *   chan_make / chan_send / ...      channels and select (sched/chan.h)
  *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
+ *   time_after, time_newtimer        channel timers (sched/timechan.h)
+ *   console_read, poll_wait, ...     devices (sched/console_io.h, netpoll.h)
  *
  * A program is a function registered with PROGRAM(name, "about") and
  * started with run=name on the kernel command line (kernel/kernel.h).
@@ -17,7 +19,10 @@
 #include "kernel/kmalloc.h"
 #include "kernel/time.h"
 #include "sched/chan.h"
+#include "sched/console_io.h"
+#include "sched/netpoll.h"
 #include "sched/sched.h"
 #include "sched/sync.h"
+#include "sched/timechan.h"
 
 #endif

@@ -37,6 +37,7 @@
 #include "kernel/preempt.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
+#include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
@@ -63,7 +64,14 @@ uint64_t sched_set_slice(uint64_t ns)
 }
 
 /* Go's gopreempt_m / goschedImpl: the preempted G goes to the global
- * queue, behind everything else, so that every P's work gets a turn. */
+ * queue, behind everything else, so that every P's work gets a turn.
+ *
+ * Gs that devices readied run next on this P (Go's sysmon injects them
+ * when nobody polled for 10 ms; gmk has no sysmon, and the preemption is
+ * the tick's, sysmon's retake, or netpoll_kick's, which took the core
+ * for exactly these Gs). Without this, Ps kept busy by CPU-bound Gs
+ * would take those Gs back from the global queue before ever reaching
+ * findrunnable's netpoll step. */
 static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 {
 	schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
@@ -72,6 +80,11 @@ static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 	spin_lock(&sched.lock);
 	globrunqput(gp);
 	spin_unlock(&sched.lock);
+	if (netpoll_pending()) {
+		struct gqueue q = { 0 };
+		netpoll(&q);
+		injectglist(getm()->p, &q, true);
+	}
 	wakep();
 	schedule();
 }
@@ -170,6 +183,25 @@ static void tick(struct trapframe *tf)
 	gp->preempt = 1;
 	c->resched = 1;
 	timer_set_deadline(now + (slice < PREEMPT_RETRY_NS ? slice : PREEMPT_RETRY_NS));
+}
+
+/*
+ * A device interrupt readied Gs while every P is busy (netpoll_kick):
+ * switch this core's G out now, as the tick does at the end of a slice,
+ * so that its P runs them next. Returns when the G cannot be switched
+ * here; it then switches at its next safe point.
+ */
+void sched_preempt_for_netpoll(struct trapframe *tf)
+{
+	struct cpu *c = this_cpu();
+	struct m *mp = c->m;
+	struct p *pp = mp ? mp->p : NULL;
+	struct g *gp = mp ? mp->curg : NULL;
+	if (!pp || pp->m != mp || !gp || arch_getg() != gp)
+		return;		/* in the scheduler: it polls on its way */
+	preempt_async(tf, c, mp, pp, gp);
+	gp->preempt = 1;
+	c->resched = 1;
 }
 
 /* preempt_safepoint_hook: a G's preempt-off count dropped to zero with

@@ -30,6 +30,8 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/time.h"
+#include "sched/console_io.h"
+#include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
@@ -243,12 +245,13 @@ static uint64_t idle_timers_deadline(struct p **which)
 	return best;
 }
 
-/* An idle M whose deadline came takes the P whose timer is due, as if
- * startm had handed it over (both leave the idle lists together). */
+/* An idle M whose deadline came takes the P whose timer is due (or any
+ * idle P, pp NULL: for the Gs a device readied), as if startm had handed
+ * it over (both leave the idle lists together). */
 static bool claim_idle_p(struct m *mp, struct p *pp)
 {
 	spin_lock(&sched.lock);
-	bool ok = m_on_midle(mp) && pidlegetp(pp);
+	bool ok = m_on_midle(mp) && (pp ? pidlegetp(pp) : (pp = pidleget()) != NULL);
 	if (ok)
 		mremove(mp);
 	spin_unlock(&sched.lock);
@@ -277,6 +280,15 @@ static void stopm(void)
 		if (atomic_load32(&mp->park)) {
 			arch_irq_restore(flags);
 			break;
+		}
+		/* A device readied Gs (netpoll_kick woke us, or we took the
+		 * interrupt ourselves): take an idle P and run them, as Go's
+		 * M blocked in netpoll(delay) does. */
+		if (netpoll_pending()) {
+			arch_irq_restore(flags);
+			if (claim_idle_p(mp, NULL))
+				return;
+			continue;
 		}
 		struct p *tp = NULL;
 		uint64_t deadline = idle_timers_deadline(&tp);
@@ -437,6 +449,13 @@ top:
 	 * checkTimers at the top of findRunnable). */
 	timers_run(pp, nanotime());
 
+	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
+	if (netpoll_pending() && netpoll_overdue(nanotime())) {
+		gp = netpoll_take(pp);
+		if (gp)
+			return gp;
+	}
+
 	/* Fairness: now and then the global queue before the local one. */
 	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty()) {
 		spin_lock(&sched.lock);
@@ -479,6 +498,14 @@ top:
 	if (!globrunqempty()) {
 		spin_lock(&sched.lock);
 		gp = globrunqget_batch_locked(pp);
+		if (gp)
+			return gp;
+	}
+
+	/* Poll the devices (Go's netpoll(0), at the same place): Gs their
+	 * interrupts readied run here, the first now, the rest queued. */
+	if (netpoll_pending()) {
+		gp = netpoll_take(pp);
 		if (gp)
 			return gp;
 	}
@@ -701,6 +728,7 @@ static void schedinit(void)
 
 	fault_describe_hook = sched_fault_describe;
 	preempt_init();
+	console_io_init();
 	printf("gmk: scheduler: %u Ps, %u cores, seed %llu\n", nprocs, online,
 	       (unsigned long long)boot_seed);
 }

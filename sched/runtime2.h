@@ -62,6 +62,8 @@ enum waitreason {
 	waitReasonSyncCondWait,		/* "sync.Cond.Wait" */
 	waitReasonSyncRWMutexRLock,	/* "sync.RWMutex.RLock" */
 	waitReasonSyncRWMutexLock,	/* "sync.RWMutex.Lock" */
+	/* Added for the poller (issue 15). */
+	waitReasonIOWait,		/* "IO wait": poll_wait */
 	waitReasonCount
 };
 const char *waitreason_string(uint32_t r);

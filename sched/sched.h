@@ -58,6 +58,8 @@ struct g *getg(void);
 uint64_t goid(void);				/* of the running G */
 
 /* ---- for tests and programs ---- */
+void schedtrace_print(void);		/* one SCHED line + per-P counters */
+void sched_print_goroutines(void);	/* goid, status, wait reason */
 struct p *sched_p(uint32_t id);		/* allp[id], for its counters */
 uint32_t sched_nprocs(void);
 uint64_t sched_seed(void);		/* seed= or a boot-time value */

@@ -49,6 +49,8 @@ void checkdead(void);
 #define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
 void preempt_init(void);
 void tick_arm_for_slice(struct p *pp);	/* execute, on g0 */
+struct trapframe;
+void sched_preempt_for_netpoll(struct trapframe *tf);	/* netpoll_kick */
 
 /* fingerprint.c: fingerprint=on. One call at each site; schedfp_on is
  * set once at boot, before the other cores start. */

@@ -40,6 +40,7 @@ static const char *const waitreasons[waitReasonCount] = {
 	[waitReasonSyncCondWait] = "sync.Cond.Wait",
 	[waitReasonSyncRWMutexRLock] = "sync.RWMutex.RLock",
 	[waitReasonSyncRWMutexLock] = "sync.RWMutex.Lock",
+	[waitReasonIOWait] = "IO wait",
 };
 
 const char *waitreason_string(uint32_t r)
@@ -69,7 +70,13 @@ void schedtrace_maybe(void)
 	uint64_t due = atomic_load64(&next_trace_ns);
 	if (now < due || !atomic_cas64(&next_trace_ns, due, now + period))
 		return;
+	schedtrace_print();
+}
 
+/* One SCHED line and the per-P counters, now (the shell's `sched`). */
+void schedtrace_print(void)
+{
+	uint64_t now = nanotime();
 	char line[512];
 	int n = snprintf(line, sizeof line,
 			 "SCHED %llums: gomaxprocs=%u idleprocs=%u threads=%u "
@@ -99,4 +106,23 @@ void schedtrace_maybe(void)
 		       (unsigned long long)(pp->maxhold_ns / NSEC_PER_USEC),
 		       timers_len(pp));
 	}
+}
+
+/* Every goroutine with its status and wait reason, as Go's traceback
+ * headers ("goroutine 7 [chan receive]:"); the shell's `ps`. */
+void sched_print_goroutines(void)
+{
+	uint32_t n = 0;
+	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
+	printf("  GOID  STATUS    WAIT\n");
+	for (struct g *it = gp; it; it = it->alllink) {
+		uint32_t st = readgstatus(it);
+		if (st == _Gdead || st == _Gidle)
+			continue;
+		n++;
+		printf("%6llu  %-8s  %s\n", (unsigned long long)it->goid,
+		       gstatus_string(st),
+		       st == _Gwaiting ? waitreason_string(it->waitreason) : "");
+	}
+	printf("%u goroutines\n", n);
 }

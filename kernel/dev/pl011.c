@@ -3,6 +3,10 @@
 #define UART_DR		0x00
 #define UART_FR		0x18
 #define UART_CR		0x30
+#define UART_IMSC	0x38	/* interrupt mask set/clear: 1 = enabled */
+#define UART_FR_RXFE	(1u << 4)	/* receive FIFO empty */
+#define UART_INT_RX	(1u << 4)	/* receive (FIFO at its level) */
+#define UART_INT_RT	(1u << 6)	/* receive timeout (bytes left under the level) */
 #define UART_FR_BUSY	(1u << 3)	/* still transmitting */
 #define UART_FR_TXFF	(1u << 5)	/* transmit FIFO full */
 #define UART_CR_UARTEN	(1u << 0)
@@ -38,3 +42,20 @@ void pl011_flush(void)
 	while (rd32(uart + UART_FR) & UART_FR_BUSY)
 		;
 }
+
+int pl011_getc(void)
+{
+	if (!uart || (rd32(uart + UART_FR) & UART_FR_RXFE))
+		return -1;
+	return (int)(rd32(uart + UART_DR) & 0xff);
+}
+
+void pl011_rx_irq_enable(void)
+{
+	if (!uart)
+		return;
+	/* No write to ICR: QEMU's PL011 raises RX once, as the first byte
+	 * arrives, and clearing it would lose a byte already waiting. */
+	wr32(uart + UART_IMSC, rd32(uart + UART_IMSC) | UART_INT_RX | UART_INT_RT);
+}
+

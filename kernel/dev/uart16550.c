@@ -1,6 +1,7 @@
 /*
- * 16550 UART, transmit only and polled: the console writes a byte once the
- * transmit holding register is empty. Registers are reached through the
+ * 16550 UART: the console writes a byte once the transmit holding
+ * register is empty (polled); bytes are received polled or by the
+ * "received data available" interrupt. Registers are reached through the
  * accessors in struct uart16550 (see uart16550.h).
  */
 #include <stdint.h>
@@ -18,9 +19,11 @@
 
 #define LCR_8N1		0x03
 #define LCR_DLAB	0x80	/* divisor latch access */
-#define FCR_ENABLE_CLEAR 0x07	/* enable FIFOs, clear RX and TX */
 #define MCR_DTR_RTS	0x03
+#define MCR_OUT2	0x08	/* gates the IRQ line on PC boards */
 #define LSR_THRE	0x20	/* transmit holding register empty */
+#define LSR_DR		0x01	/* data ready */
+#define IER_RDA		0x01	/* interrupt on received data */
 
 uint8_t uart16550_mmio_read8(uintptr_t addr)
 {
@@ -51,7 +54,10 @@ void uart16550_init(const struct uart16550 *u, uint32_t baud)
 	wr(u, UART_DATA, div & 0xff);
 	wr(u, UART_IER, div >> 8);
 	wr(u, UART_LCR, LCR_8N1);
-	wr(u, UART_FCR, FCR_ENABLE_CLEAR);
+	/* FCR is left as the firmware set it: turning the FIFOs on or off
+	 * flushes them (QEMU's too), losing input typed or piped before the
+	 * kernel started; receive is by interrupt, a byte at a time is
+	 * enough. */
 	wr(u, UART_MCR, MCR_DTR_RTS);
 }
 
@@ -60,4 +66,17 @@ void uart16550_putc(const struct uart16550 *u, char c)
 	while (!(rd(u, UART_LSR) & LSR_THRE))
 		arch_cpu_relax();
 	wr(u, UART_DATA, (uint8_t)c);
+}
+
+int uart16550_getc(const struct uart16550 *u)
+{
+	if (!(rd(u, UART_LSR) & LSR_DR))
+		return -1;
+	return rd(u, UART_DATA);
+}
+
+void uart16550_rx_irq_enable(const struct uart16550 *u)
+{
+	wr(u, UART_MCR, MCR_DTR_RTS | MCR_OUT2);
+	wr(u, UART_IER, IER_RDA);
 }

@@ -1,5 +1,5 @@
 /*
- * 16550-compatible UART, polled transmit (no interrupts): a PC's COM
+ * 16550-compatible UART, polled transmit, receive polled or by interrupt: a PC's COM
  * ports in x86 I/O space, or the memory-mapped ones of many SoCs. The
  * driver never touches the bus itself: the platform hands it the two
  * accessors for where the registers are (port I/O, or MMIO with a
@@ -25,7 +25,11 @@ struct uart16550 {
 uint8_t uart16550_mmio_read8(uintptr_t addr);
 void uart16550_mmio_write8(uintptr_t addr, uint8_t v);
 
-void uart16550_init(const struct uart16550 *u, uint32_t baud);	/* 8N1, FIFOs on */
+void uart16550_init(const struct uart16550 *u, uint32_t baud);	/* 8N1 */
 void uart16550_putc(const struct uart16550 *u, char c);		/* waits for room */
+int uart16550_getc(const struct uart16550 *u);	/* a received byte, or -1 */
+/* Interrupt while received data is available; reading it all (getc
+ * until -1) clears it. The platform routes the line. */
+void uart16550_rx_irq_enable(const struct uart16550 *u);
 
 #endif

@@ -4,7 +4,8 @@
  *
  * INTIDs: 0-15 SGIs (software, per core), 16-31 PPIs (per core: timers),
  * 32+ SPIs, 1020-1023 special (1023 = spurious: nothing to acknowledge).
- * gmk uses SGIs and PPIs only, all at one priority, delivered as IRQ
+ * gmk uses SGIs, PPIs and device SPIs (routed to the boot core), all at
+ * one priority, delivered as IRQ
  * (group 1 on GICv3; group 0 on a GICv2 without security extensions,
  * group 1 where firmware left the non-secure view, as on a Raspberry Pi 4).
  */
@@ -22,6 +23,9 @@
 #define GIC_DT_CELLS		3	/* <type number flags> */
 #define GIC_DT_SPI		0
 #define GIC_DT_PPI		1
+#define GIC_DT_FLAGS_EDGE	3	/* third cell: 1/2 edge, 4/8 level */
+#define GICD_ICFGR(n)		(0xc00 + 4 * (n))	/* 2 bits per INTID */
+#define GICD_ICFGR_EDGE(intid)	(2u << ((intid) % 16 * 2))
 
 /* A GIC interrupt specifier (3 cells) to its INTID. */
 static inline unsigned gic_dt_irq(const void *spec)

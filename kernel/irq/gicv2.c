@@ -54,7 +54,7 @@ static bool gicv2_init(const struct irqchip_config *cfg)
 	unsigned lines = 32 * ((rd32(gicd + GICD_TYPER) & 0x1f) + 1);
 
 	wr32(gicd + GICD_CTLR, 0);
-	/* SPIs: all off, cleared, routed to core 0 (gmk uses none yet). */
+	/* SPIs: all off, cleared, routed to core 0 (enable_device turns one on). */
 	for (unsigned n = 1; n < lines / 32; n++) {
 		wr32(gicd + GICD_ICENABLER(n), ~0u);
 		wr32(gicd + GICD_ICPENDR(n), ~0u);
@@ -117,6 +117,21 @@ static void gicv2_send_ipi(unsigned cpu_id, uint64_t mpidr)
 		     (uint32_t)cpu_mask[cpu_id] << GICD_SGIR_TARGET_SHIFT | intid);
 }
 
+/* An SPI, level or edge as the DT specifier says, to the boot core
+ * (where init routed every SPI). */
+static void gicv2_enable_device(unsigned intid, const void *spec)
+{
+	bool edge = fdt_be32((const uint8_t *)spec + 8) & GIC_DT_FLAGS_EDGE;
+	uintptr_t cfg = gicd + GICD_ICFGR(intid / 16);
+
+	if (intid < GIC_SPI_BASE)
+		return;
+	wr32(cfg, edge ? rd32(cfg) | GICD_ICFGR_EDGE(intid)
+		       : rd32(cfg) & ~GICD_ICFGR_EDGE(intid));
+	wr8(gicd + GICD_ITARGETSR(intid), cpu_mask[0] ? cpu_mask[0] : 1);
+	wr32(gicd + GICD_ISENABLER(intid / 32), 1u << (intid % 32));
+}
+
 static const char *const gicv2_compatible[] = {
 	"arm,gic-400", "arm,cortex-a15-gic", "arm,cortex-a9-gic", NULL
 };
@@ -132,6 +147,7 @@ const struct irqchip gicv2_driver = {
 	.init = gicv2_init,
 	.cpu_init = gicv2_cpu_init,
 	.enable_local = gicv2_enable_local,
+	.enable_device = gicv2_enable_device,
 	.ack = gicv2_ack,
 	.eoi = gicv2_eoi,
 	.send_ipi = gicv2_send_ipi,

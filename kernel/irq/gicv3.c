@@ -13,6 +13,7 @@
 /* Distributor */
 #define GICD_CTLR		0x0000
 #define GICD_TYPER		0x0004
+#define GICD_ISENABLER(n)	(0x100 + 4 * (n))
 #define GICD_ICENABLER(n)	(0x0180 + 4 * (n))
 #define GICD_IGROUPR(n)		(0x0080 + 4 * (n))
 #define GICD_IPRIORITYR(n)	(0x0400 + (n))
@@ -77,7 +78,7 @@ static bool gicv3_init(const struct irqchip_config *cfg)
 
 	wr32(gicd + GICD_CTLR, 0);
 	dist_wait_rwp();
-	/* SPIs: off, group 1, routed to the boot core (gmk uses none yet). */
+	/* SPIs: off, group 1, routed to the boot core (enable_device turns one on). */
 	uint64_t mpidr;
 	asm volatile("mrs %0, mpidr_el1" : "=r"(mpidr));
 	for (unsigned n = 1; n < lines / 32; n++) {
@@ -200,6 +201,20 @@ static void gicv3_send_ipi(unsigned cpu_id, uint64_t mpidr)
 	asm volatile("msr S3_0_C12_C11_5, %0\n\tisb" : : "r"(v) : "memory");	/* ICC_SGI1R_EL1 */
 }
 
+/* An SPI, level or edge as the DT specifier says, to the boot core
+ * (where init routed every SPI). */
+static void gicv3_enable_device(unsigned intid, const void *spec)
+{
+	bool edge = fdt_be32((const uint8_t *)spec + 8) & GIC_DT_FLAGS_EDGE;
+	uintptr_t cfg = gicd + GICD_ICFGR(intid / 16);
+
+	if (intid < GIC_SPI_BASE)
+		return;
+	wr32(cfg, edge ? rd32(cfg) | GICD_ICFGR_EDGE(intid)
+		       : rd32(cfg) & ~GICD_ICFGR_EDGE(intid));
+	wr32(gicd + GICD_ISENABLER(intid / 32), 1u << (intid % 32));
+}
+
 static const char *const gicv3_compatible[] = { "arm,gic-v3", NULL };
 
 const struct irqchip gicv3_driver = {
@@ -213,6 +228,7 @@ const struct irqchip gicv3_driver = {
 	.init = gicv3_init,
 	.cpu_init = gicv3_cpu_init,
 	.enable_local = gicv3_enable_local,
+	.enable_device = gicv3_enable_device,
 	.ack = gicv3_ack,
 	.eoi = gicv3_eoi,
 	.send_ipi = gicv3_send_ipi,

@@ -10,7 +10,9 @@
  *
  * Interrupt numbers are the driver's own: GIC INTIDs (0-15 SGIs, 16-31
  * PPIs, 1020-1023 special), or the BCM2836 block's source bits. gmk uses
- * two per core: the kernel's IPI and the virtual timer (CNTV).
+ * two per core: the kernel's IPI and the virtual timer (CNTV); and a
+ * device's (the console UART's receive interrupt) where the driver can
+ * route one (enable_device).
  */
 #ifndef GMK_KERNEL_IRQ_IRQCHIP_H
 #define GMK_KERNEL_IRQ_IRQCHIP_H
@@ -47,6 +49,10 @@ struct irqchip {
 	bool (*cpu_init)(unsigned cpu_id);
 	/* Enable a per-core interrupt (IPI, timer) on this core. */
 	void (*enable_local)(unsigned irq);
+	/* Enable a device's interrupt (its DT specifier `spec`, number irq
+	 * from dt_irq), delivered to the boot core. NULL: the driver routes
+	 * no device interrupts; the console is then polled for input. */
+	void (*enable_device)(unsigned irq, const void *spec);
 	/* Take the highest-priority pending interrupt: its number
 	 * (IRQ_SPURIOUS if none) and in *token what eoi needs back. */
 	unsigned (*ack)(uint32_t *token);

@@ -22,6 +22,7 @@
 #include "arch/aarch64/timer.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"
+#include "kernel/console_in.h"
 #include "kernel/dev/pl011.h"
 #include "kernel/irq/irqchip.h"
 #include "kernel/page.h"
@@ -44,6 +45,9 @@ static char cmdline[CMDLINE_MAX];
 static uint64_t counter_hz;
 static const struct irqchip *chip;
 static unsigned timer_irq;
+static int uart_node = -1;		/* the console PL011's DT node */
+static unsigned uart_irq = IRQ_SPURIOUS;	/* its receive interrupt */
+static const void *uart_irq_spec;
 
 /* How each core is started: by PSCI, or by writing its spin table. */
 static struct {
@@ -106,8 +110,10 @@ static uintptr_t find_uart(void)
 	}
 	if (node < 0)
 		node = fdt_find_compatible(&arm64_dt, -1, "arm,pl011");
-	if (node >= 0 && fdt_reg_phys(&arm64_dt, node, 0, &addr, &size))
+	if (node >= 0 && fdt_reg_phys(&arm64_dt, node, 0, &addr, &size)) {
+		uart_node = node;
 		return (uintptr_t)addr;
+	}
 #ifdef BOARD_UART_FALLBACK
 	return BOARD_UART_FALLBACK;
 #else
@@ -290,6 +296,20 @@ static void timer_setup(void)
 		counter_hz = freq;
 }
 
+/* The console PL011's interrupt, if the controller's driver can route
+ * it (kernel/console_in.h: input then wakes a G through the poller). */
+static void uart_irq_setup(void)
+{
+	uint32_t len = 0;
+	const uint8_t *spec = uart_node < 0 ? NULL :
+		fdt_getprop(&arm64_dt, uart_node, "interrupts", &len);
+
+	if (!spec || !chip->enable_device || len < 4 * chip->dt_cells)
+		return;
+	uart_irq = chip->dt_irq(spec);
+	uart_irq_spec = spec;
+}
+
 static uint32_t mpidr_pack(uint64_t mpidr)
 {
 	return (uint32_t)(mpidr & 0xffffff) | (uint32_t)((mpidr >> 32) & 0xff) << 24;
@@ -364,12 +384,16 @@ void board_init(void)
 		panic("%s: %s at 0x%lx: unusable DT node", board_name, chip->name,
 		      (unsigned long)cfg.reg[0]);
 	timer_setup();
+	uart_irq_setup();
 	cpus_setup(chip->max_cpus < MAX_CPUS ? chip->max_cpus : MAX_CPUS);
 
 	int32_t v = psci_version();
-	printf("%s: %s at 0x%lx, timer interrupt %u at %lu Hz, %u cores, ",
+	printf("%s: %s at 0x%lx, timer interrupt %u at %lu Hz, ",
 	       board_name, chip->name, (unsigned long)cfg.reg[0], timer_irq,
-	       (unsigned long)counter_hz, ncpus);
+	       (unsigned long)counter_hz);
+	if (uart_irq != IRQ_SPURIOUS)
+		printf("UART interrupt %u, ", uart_irq);
+	printf("%u cores, ", ncpus);
 	if (v >= 0)
 		printf("PSCI %d.%d\n", v >> 16, v & 0xffff);
 	else
@@ -418,6 +442,11 @@ void board_cpu_init(void)
 	gtimer_disarm();
 	chip->enable_local(timer_irq);
 	chip->enable_local(chip->ipi);
+	if (c->id == 0 && uart_irq != IRQ_SPURIOUS) {	/* to the boot core */
+		chip->enable_device(uart_irq, uart_irq_spec);
+		pl011_rx_irq_enable();
+		console_rx_irq_enabled = true;
+	}
 }
 
 /* ---- interrupts and timer ------------------------------------------------- */
@@ -455,6 +484,12 @@ void board_irq(struct trapframe *tf)
 	} else if (irq == chip->ipi) {
 		chip->eoi(token);
 		kernel_ipi_interrupt(tf);
+	} else if (irq == uart_irq) {
+		/* Level-triggered: drain the FIFO (the line drops) first. */
+		for (int ch; (ch = pl011_getc()) >= 0;)
+			console_rx_put((uint8_t)ch);
+		chip->eoi(token);
+		kernel_console_interrupt(tf);
 	} else {
 		chip->eoi(token);
 		printf("%s: core %u: unexpected interrupt %u\n", board_name,

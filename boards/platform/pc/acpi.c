@@ -25,6 +25,7 @@
 
 #define MADT_LAPIC		0
 #define MADT_IOAPIC		1
+#define MADT_ISO		2		/* interrupt source override */
 #define MADT_LAPIC_OVERRIDE	5
 #define MADT_X2APIC		9
 #define LAPIC_ENABLED		0x1
@@ -153,6 +154,8 @@ bool acpi_read_madt(uintptr_t rsdp, struct acpi_madt *m)
 		return false;
 	}
 	uint32_t len = rd32(madt + 4);
+	for (unsigned i = 0; i < 16; i++)
+		m->isa_gsi[i] = i;
 	m->lapic_base = rd32(madt + 36);
 	m->pcat_compat = rd32(madt + 40) & MADT_PCAT_COMPAT;
 
@@ -172,6 +175,12 @@ bool acpi_read_madt(uintptr_t rsdp, struct acpi_madt *m)
 		case MADT_IOAPIC:
 			if (!m->ioapic_base)
 				m->ioapic_base = rd32(e + 4);
+			break;
+		case MADT_ISO:		/* bus, source, GSI, flags */
+			if (rd8(e + 2) == 0 && rd8(e + 3) < 16) {
+				m->isa_gsi[rd8(e + 3)] = rd32(e + 4);
+				m->isa_flags[rd8(e + 3)] = (uint16_t)(rd8(e + 8) | rd8(e + 9) << 8);
+			}
 			break;
 		case MADT_LAPIC_OVERRIDE:
 			m->lapic_base = rd64(e + 4);

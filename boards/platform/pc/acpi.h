@@ -14,7 +14,14 @@ struct acpi_madt {
 	uint64_t lapic_base;		/* physical */
 	uint64_t ioapic_base;		/* first IOAPIC, 0 if none */
 	bool pcat_compat;		/* 8259 PICs present: mask them */
+	/* ISA IRQ n arrives at GSI isa_gsi[n] with these MPS INTI flags
+	 * (bits 1:0 polarity, 3:2 trigger; 0 = the bus's default: ISA is
+	 * edge, active high); identity unless an override says otherwise. */
+	uint32_t isa_gsi[16];
+	uint16_t isa_flags[16];
 };
+#define MPS_POLARITY_LOW	3
+#define MPS_TRIGGER_LEVEL	3
 
 /* Find the RSDP in the EBDA or the BIOS area (0xE0000-0xFFFFF); 0 if
  * none. Reads low memory: call it while page 0 is still mapped. */

@@ -4,7 +4,8 @@
  * command line from the multiboot information; cores from the ACPI MADT,
  * started by INIT-SIPI-SIPI through the trampoline (arch/x86_64/smp.c);
  * interrupts and the timer from each core's local APIC, its rate from the
- * TSC calibrated against the PIT (tsc.c). All of kernel/board.h but
+ * TSC calibrated against the PIT (tsc.c); COM1's receive interrupt through
+ * the IOAPIC (ioapic.c). All of kernel/board.h but
  * board_exit, which is the board's (boards/<name>/board.c; its board.c).
  */
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "boards/platform/pc/acpi.h"
+#include "boards/platform/pc/ioapic.h"
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/paging.h"
@@ -21,6 +23,7 @@
 #include "boards/platform/pc/tsc.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/board.h"
+#include "kernel/console_in.h"
 #include "kernel/dev/uart16550.h"
 #include "kernel/percpu.h"
 #include "kernel/trap.h"
@@ -28,6 +31,8 @@
 const char board_name[] = GMK_BOARD;
 
 #define CONSOLE_BAUD		115200
+#define COM1_ISA_IRQ		4
+#define VEC_COM1		0x50	/* above the local APIC's own vectors */
 #define LOW_MEMORY_END		0x100000ull	/* below: BIOS, trampoline */
 #define LAPIC_DEFAULT_BASE	0xfee00000ull
 
@@ -196,6 +201,22 @@ void board_init(void)
 		pic_disable(VEC_PIC_BASE);
 	lapic_init(lapic_base, tsc_hz);
 
+	/* COM1's receive interrupt, through the IOAPIC to the boot core. */
+	uint32_t com1_gsi = COM1_ISA_IRQ;
+	if (madt.ioapic_base) {
+		uint16_t fl = madt.isa_flags[COM1_ISA_IRQ];
+		com1_gsi = madt.isa_gsi[COM1_ISA_IRQ];
+		ioapic_init(madt.ioapic_base);
+		ioapic_route(com1_gsi, VEC_COM1, lapic_id(),
+			     ((fl >> 2) & 3) == MPS_TRIGGER_LEVEL,
+			     (fl & 3) == MPS_POLARITY_LOW);
+		uart16550_rx_irq_enable(&com1);
+		console_rx_irq_enabled = true;
+	} else {
+		printf("%s: no IOAPIC in the MADT: console input is not available\n",
+		       board_name);
+	}
+
 	/* cpus[0] is the boot core, whatever its APIC id; then MADT order. */
 	uint32_t me = lapic_id();
 	cpus[0].hwid = me;
@@ -203,10 +224,10 @@ void board_init(void)
 	for (unsigned i = 0; i < madt.ncpus; i++)
 		if (madt.apic_id[i] != me)
 			cpus[ncpus++].hwid = madt.apic_id[i];
-	printf("%s: %u cores, %s, timer %s (%llu kHz)\n", board_name, ncpus,
-	       lapic_x2apic() ? "x2APIC" : "xAPIC",
+	printf("%s: %u cores, %s, timer %s (%llu kHz), COM1 on GSI %u\n",
+	       board_name, ncpus, lapic_x2apic() ? "x2APIC" : "xAPIC",
 	       lapic_tsc_deadline() ? "TSC-deadline" : "one-shot",
-	       (unsigned long long)(lapic_timer_hz() / 1000));
+	       (unsigned long long)(lapic_timer_hz() / 1000), com1_gsi);
 }
 
 const char *board_cmdline(void)
@@ -268,6 +289,12 @@ void board_irq(struct trapframe *tf)
 	case VEC_IPI:
 		lapic_eoi();
 		kernel_ipi_interrupt(tf);
+		break;
+	case VEC_COM1:
+		for (int ch; (ch = uart16550_getc(&com1)) >= 0;)
+			console_rx_put((uint8_t)ch);
+		lapic_eoi();
+		kernel_console_interrupt(tf);
 		break;
 	case VEC_SPURIOUS:
 		break;			/* no EOI for the spurious vector */

@@ -1,0 +1,325 @@
+/*
+ * The poller, after Go's runtime/netpoll.go (pollDesc, netpollblock,
+ * netpollunblock, netpollready, netpolldeadline) and the netpoll steps of
+ * proc.go. See sched/netpoll.h for the API.
+ *
+ * Go's netpoll asks the OS (epoll, kqueue) which descriptors became ready
+ * and returns their Gs. Here the "OS" is the interrupt handlers: the one
+ * of a device calls netpollready, which does what Go's netpoll does with
+ * each event (netpollready -> netpollunblock) and pushes the G it takes
+ * off the descriptor onto a lock-free ready list. netpoll(q) drains that
+ * list, as netpoll(0) returns its gList: the scheduler injects the Gs.
+ *
+ * Departure from Go: an interrupt handler may not touch run queues or
+ * take sched.lock (the code it interrupted may hold either), so readying
+ * is split: the handler only moves the G to the ready list, and makes
+ * sure a core with a P comes to take it (netpoll_kick), which Go's
+ * netpollBreak + wakep do for a thread blocked in epoll_wait.
+ */
+#include "kernel/atomic.h"
+#include "kernel/ipi.h"
+#include "kernel/panic.h"
+#include "kernel/preempt.h"
+#include "kernel/time.h"
+#include "sched/netpoll.h"
+#include "sched/schedimpl.h"
+
+/* Gs readied by interrupts, a Treiber stack through g->schedlink
+ * (pushed from any core's interrupt handler, drained by netpoll). */
+static volatile uintptr_t readylist;
+/* nanotime of the last drain of the ready list (Go's sched.lastpoll). */
+static volatile uint64_t lastpoll;
+/* How netpoll_kick got the Gs run: an idle core woken, this core's G
+ * preempted, or left to the others (for tests and the shell's sched). */
+volatile uint64_t netpoll_kicks[4];
+/* Gs parked in poll_wait (Go's netpollWaiters). */
+static volatile uint32_t nwaiters;
+
+static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
+{
+	if (mode == 'r')
+		return &pd->rg;
+	if (mode == 'w')
+		return &pd->wg;
+	panic("poll: mode '%c' is neither 'r' nor 'w'", mode);
+}
+
+/* ---- the ready list ------------------------------------------------- */
+
+static void readylist_push(struct g *gp)
+{
+	for (;;) {
+		uintptr_t old = atomic_loaduintptr(&readylist);
+		gp->schedlink = (struct g *)old;
+		/* CAS (full barrier): schedlink, and everything the handler
+		 * wrote before netpollready (the data), come first. */
+		if (atomic_casuintptr(&readylist, old, (uintptr_t)gp))
+			return;
+	}
+}
+
+bool netpoll_pending(void)
+{
+	return atomic_loaduintptr(&readylist) != 0;
+}
+
+uint32_t netpoll(struct gqueue *q)
+{
+	if (!netpoll_pending())
+		return 0;
+	/* xchg (full barrier): pairs with the pushers' CAS. */
+	struct g *gp = (struct g *)atomic_xchguintptr(&readylist, 0);
+	atomic_store64(&lastpoll, nanotime());
+	struct g *rev = NULL;
+	uint32_t n = 0;
+	while (gp) {			/* LIFO -> the order they were readied */
+		struct g *next = gp->schedlink;
+		gp->schedlink = rev;
+		rev = gp;
+		gp = next;
+		n++;
+	}
+	while (rev) {
+		struct g *next = rev->schedlink;
+		gqueue_pushback(q, rev);
+		rev = next;
+	}
+	return n;
+}
+
+/*
+ * injectglist, for a caller on g0 with the P pp (or a G with preemption
+ * off). Go hands some of the Gs to idle Ps through the global queue and
+ * keeps the rest; gmk puts them all on pp's queue (runnext for the first
+ * when asked: the preemption path, where the woken G is why the core was
+ * taken) and wakes one spinner, which steals what it can.
+ */
+void injectglist(struct p *pp, struct gqueue *q, bool next)
+{
+	struct g *gp;
+	bool any = false;
+	while ((gp = gqueue_pop(q)) != NULL) {
+		casgstatus(gp, _Gwaiting, _Grunnable);
+		runqput(pp, gp, next);
+		next = false;
+		any = true;
+	}
+	if (any)
+		wakep();
+}
+
+bool netpoll_overdue(uint64_t now)
+{
+	if (!netpoll_pending())
+		return false;
+	uint64_t last = atomic_load64(&lastpoll);
+	return now > last && now - last >= NETPOLL_MAX_DELAY_NS;
+}
+
+struct g *netpoll_take(struct p *pp)
+{
+	struct gqueue q = { 0 };
+	if (netpoll(&q) == 0)
+		return NULL;
+	struct g *gp = gqueue_pop(&q);
+	injectglist(pp, &q, false);
+	casgstatus(gp, _Gwaiting, _Grunnable);
+	return gp;
+}
+
+uint32_t netpoll_waiters(void)
+{
+	return atomic_load32(&nwaiters);
+}
+
+/* ---- blocking and unblocking (Go's netpollblock / netpollunblock) ---- */
+
+/* gopark's unlockf: commit to parking unless readiness came meanwhile. */
+static bool netpollblockcommit(struct g *gp, void *arg)
+{
+	volatile uintptr_t *gpp = arg;
+	/* CAS pdWait -> G: an interrupt that came since netpollblock set
+	 * pdReady (or a deadline pdNil), and then we must not sleep. */
+	if (!atomic_casuintptr(gpp, pdWait, (uintptr_t)gp))
+		return false;
+	atomic_xadd32(&nwaiters, 1);
+	return true;
+}
+
+/*
+ * Returns the G parked on the descriptor (to be readied), or NULL. With
+ * ioready, the state becomes pdReady (consumed by the G, or by the next
+ * waiter); a deadline (ioready false) does not leave it ready.
+ */
+static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready)
+{
+	for (;;) {
+		uintptr_t old = atomic_loaduintptr(gpp);
+		if (old == pdReady)
+			return NULL;
+		if (old == pdNil && !ioready)
+			return NULL;	/* only a deadline: nothing to do */
+		uintptr_t new_ = ioready ? pdReady : pdNil;
+		if (atomic_casuintptr(gpp, old, new_)) {
+			if (old == pdWait || old == pdNil)
+				return NULL;
+			atomic_xadd32(&nwaiters, -1);
+			return (struct g *)old;
+		}
+	}
+}
+
+static bool deadline_passed(struct pollDesc *pd, int mode)
+{
+	uint64_t d = atomic_load64(mode == 'r' ? &pd->rd : &pd->wd);
+	return d != 0 && nanotime() >= d;
+}
+
+/* Returns true if I/O is ready, false on a deadline (Go's netpollblock). */
+static bool netpollblock(struct pollDesc *pd, int mode)
+{
+	volatile uintptr_t *gpp = gpp_of(pd, mode);
+	for (;;) {
+		if (atomic_casuintptr(gpp, pdReady, pdNil))
+			return true;
+		if (atomic_casuintptr(gpp, pdNil, pdWait))
+			break;
+		uintptr_t old = atomic_loaduintptr(gpp);
+		if (old != pdReady && old != pdNil)
+			panic("poll_wait: %s: two goroutines wait on mode '%c'",
+			      pd->name ? pd->name : "pollDesc", mode);
+	}
+	/* The deadline timer is armed only while a G waits on the mode,
+	 * and needs no sequence number as Go's does: a stale firing only
+	 * wakes a later waiter early, which rechecks the deadline. */
+	uint64_t d = atomic_load64(mode == 'r' ? &pd->rd : &pd->wd);
+	struct timer *t = mode == 'r' ? &pd->rt : &pd->wt;
+	if (d && nanotime() < d)
+		timer_reset(t, d);
+	if (d == 0 || nanotime() < d)
+		gopark(netpollblockcommit, (void *)gpp, waitReasonIOWait);
+	if (d)
+		timer_stop(t);
+	/* Whatever woke us, the state goes back to pdNil. */
+	uintptr_t old = atomic_xchguintptr(gpp, pdNil);
+	if (old > pdWait)
+		panic("poll_wait: %s: corrupted state", pd->name ? pd->name : "pollDesc");
+	return old == pdReady;
+}
+
+int poll_wait(struct pollDesc *pd, int mode)
+{
+	if (deadline_passed(pd, mode))
+		return POLL_ERR_TIMEOUT;
+	for (;;) {
+		if (netpollblock(pd, mode))
+			return POLL_OK;
+		/* Woken without readiness: the deadline, or a stale timer. */
+		if (deadline_passed(pd, mode))
+			return POLL_ERR_TIMEOUT;
+	}
+}
+
+/* The deadline timers' callback (Go's netpolldeadlineimpl): on g0 with a
+ * P, so the G can be readied as sleep's is. */
+static void netpolldeadline_r(void *arg)
+{
+	struct pollDesc *pd = arg;
+	struct g *gp = netpollunblock(&pd->rg, false);
+	if (gp)
+		goready(gp);
+}
+
+static void netpolldeadline_w(void *arg)
+{
+	struct pollDesc *pd = arg;
+	struct g *gp = netpollunblock(&pd->wg, false);
+	if (gp)
+		goready(gp);
+}
+
+void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode)
+{
+	if (!pd->rt.f) {
+		timer_init(&pd->rt, netpolldeadline_r, pd);
+		timer_init(&pd->wt, netpolldeadline_w, pd);
+	}
+	if (mode == 'r' || mode == 'r' + 'w')
+		atomic_store64(&pd->rd, deadline);
+	if (mode == 'w' || mode == 'r' + 'w')
+		atomic_store64(&pd->wd, deadline);
+	/* A G already waiting sees the new deadline: wake it to recheck
+	 * (it parks again with the new timer if the deadline is later). */
+	preempt_disable();	/* goready works on this P */
+	if (mode != 'w') {
+		struct g *gp = netpollunblock(&pd->rg, false);
+		if (gp)
+			goready(gp);
+	}
+	if (mode != 'r') {
+		struct g *gp = netpollunblock(&pd->wg, false);
+		if (gp)
+			goready(gp);
+	}
+	preempt_enable();
+}
+
+/* From an interrupt handler: Go's netpollready for one event. */
+void netpollready(struct pollDesc *pd, int mode)
+{
+	struct g *gp = netpollunblock(gpp_of(pd, mode), true);
+	if (gp)
+		readylist_push(gp);
+}
+
+/*
+ * After a device interrupt readied Gs: get a core with a P to them.
+ *   - an idle P: wake one halted core that has an M without a P; stopm
+ *     sees the ready list and takes an idle P (Go's netpollBreak waking
+ *     the M blocked in netpoll). If this core is that M, it is about to
+ *     look (its stopm loop runs on after the interrupt).
+ *   - every P busy: take this core's G off (Go's preemptone): its P then
+ *     runs the readied G next (gopreempt_m injects the ready list into
+ *     runnext). This is what makes a keypress echo at once while CPU-
+ *     bound Gs hold every P, instead of after their slice.
+ * If this core has no P and none is idle (nprocs < cores), the busy Ps
+ * take the Gs at their next tick (gopreempt_m) or netpoll step.
+ */
+void netpoll_kick(struct trapframe *tf)
+{
+	if (!atomic_load32(&mainstarted) || !netpoll_pending())
+		return;
+	struct cpu *me = this_cpu();
+	struct m *mp = me->m;
+	if (atomic_load32(&sched.npidle) > 0) {
+		if (mp && !mp->p) {
+			netpoll_kicks[NETPOLL_KICK_SELF]++;
+			return;		/* we are the idle M: stopm looks next */
+		}
+		/* A halted one first; else one on its way to stopm, where
+		 * the IPI stays pending and its wfi/hlt returns at once. */
+		int other = -1;
+		for (unsigned i = 0; i < ncpus; i++) {
+			struct m *om = cpus[i].m;
+			if (!om || &cpus[i] == me || om->p)
+				continue;
+			if (atomic_load64(&cpus[i].halted_since) != 0) {
+				ipi_send(i, IPI_WAKE);
+				netpoll_kicks[NETPOLL_KICK_IDLE]++;
+				return;
+			}
+			other = (int)i;
+		}
+		if (other >= 0) {
+			ipi_send((unsigned)other, IPI_WAKE);
+			netpoll_kicks[NETPOLL_KICK_IDLE]++;
+			return;
+		}
+	}
+	if (mp && mp->p) {
+		netpoll_kicks[NETPOLL_KICK_PREEMPT]++;
+		sched_preempt_for_netpoll(tf);
+	} else {
+		netpoll_kicks[NETPOLL_KICK_NONE]++;
+	}
+}

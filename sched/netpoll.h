@@ -1,0 +1,88 @@
+/*
+ * The poller: Gs that wait for a device, after Go's runtime/netpoll.go.
+ *
+ * On bare metal the "network" is every device that raises an interrupt.
+ * A G that waits for one parks on a pollDesc (poll_wait); the device's
+ * interrupt handler marks the descriptor ready (netpollready), which
+ * takes the waiting G off it and onto the poller's ready list; the
+ * scheduler makes those Gs runnable in its netpoll step (findrunnable,
+ * between the global queue and stealing, where Go calls netpoll(0)), an
+ * idle core halted in stopm leaves its wfi/hlt for them (Go's blocking
+ * netpoll(delay)), and when every P is busy the interrupted core gives
+ * up its G so that the woken one runs at once (see netpoll_kick).
+ *
+ *   struct pollDesc pd;        zero-filled is valid (no deadline)
+ *   poll_wait(&pd, 'r')        park until ready or the read deadline;
+ *                              POLL_OK or POLL_ERR_TIMEOUT. Level or
+ *                              edge, readiness may be stale: check the
+ *                              device and wait again, as Go's fd loop
+ *                              does around EAGAIN.
+ *   poll_setdeadline(&pd, t, 'r')  absolute nanotime(), 0 = none; like
+ *                              SetReadDeadline. A deadline in the past
+ *                              fails waits at once until it is reset.
+ *   netpollready(&pd, 'r')     from the interrupt handler, after the
+ *                              data is where the G will look for it
+ *
+ * Each mode ('r', 'w') has at most one waiter at a time (Go panics the
+ * same way on a second one); serialise readers above it (a mutex).
+ */
+#ifndef GMK_SCHED_NETPOLL_H
+#define GMK_SCHED_NETPOLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/timer.h"
+
+/* rg/wg states, as Go's: or the waiting G's address. */
+#define pdNil	((uintptr_t)0)	/* nothing happened, nobody waits */
+#define pdReady	((uintptr_t)1)	/* I/O readiness notified, not consumed */
+#define pdWait	((uintptr_t)2)	/* a G is about to park on it */
+
+enum { POLL_OK = 0, POLL_ERR_TIMEOUT = 1 };
+
+struct pollDesc {
+	volatile uintptr_t rg;		/* read waiter / state */
+	volatile uintptr_t wg;		/* write waiter / state */
+	volatile uint64_t rd, wd;	/* deadlines, nanotime(); 0 = none */
+	struct timer rt, wt;		/* deadline timers, armed while waiting */
+	const char *name;		/* for ps and checkdead */
+};
+
+int poll_wait(struct pollDesc *pd, int mode);
+void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode);
+void netpollready(struct pollDesc *pd, int mode);	/* interrupt-safe */
+
+/* ---- for the scheduler (sched/) ---- */
+struct p;
+struct gqueue;
+struct trapframe;
+/* Gs readied by devices and not yet runnable (lock-free peek). */
+bool netpoll_pending(void);
+/* Go's netpoll(0): take every readied G (still _Gwaiting) into *q. */
+uint32_t netpoll(struct gqueue *q);
+/* Go's injectglist: make q's Gs runnable on pp (the first in runnext if
+ * `next`) and wake idle Ps for them. */
+void injectglist(struct p *pp, struct gqueue *q, bool next);
+/* Go's sysmon polls the network when nobody did for 10 ms; gmk has no
+ * sysmon, so findrunnable polls first when the ready list is that old
+ * (a G that only yields would otherwise keep the global queue from
+ * ever being empty, and the netpoll step from being reached). */
+#define NETPOLL_MAX_DELAY_NS (10 * 1000 * 1000ull)
+bool netpoll_overdue(uint64_t now);
+/* findrunnable's netpoll step: the first readied G (runnable, to run
+ * now) with the rest injected on pp; NULL if none. */
+struct g *netpoll_take(struct p *pp);
+enum { NETPOLL_KICK_IDLE, NETPOLL_KICK_PREEMPT, NETPOLL_KICK_NONE,
+       NETPOLL_KICK_SELF };
+extern volatile uint64_t netpoll_kicks[4];
+/* Gs parked in poll_wait now (checkdead: they wait on a device). */
+uint32_t netpoll_waiters(void);
+/* Times checkdead found every M idle but a G waiting on a device
+ * (sched.lock; a test reads it to know the case happened). */
+extern uint64_t checkdead_netpoll_waits;
+/* From a device interrupt, after the device is acknowledged: make sure a
+ * core runs the Gs the interrupt readied. May not return (preemption). */
+void netpoll_kick(struct trapframe *tf);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * Channel timers (Go's time.NewTimer / time.After, sched/timechan.h).
+ * The timer's callback runs on g0 with a P (sched/timer.c) and must not
+ * block, so it sends as Go's sendTime does: a non-blocking send into the
+ * channel's one slot; a receiver parked in chan_recv or select is readied
+ * by it as by any send.
+ */
+#include "kernel/kmalloc.h"
+#include "kernel/panic.h"
+#include "kernel/time.h"
+#include "sched/timechan.h"
+
+static void sendtime(void *arg)
+{
+	struct time_timer *t = arg;
+	uint64_t now = nanotime();
+	chan_trysend(t->C, &now);	/* full: a value is still unread */
+	if (t->after)
+		kfree(t);		/* time_after: nobody else has it */
+}
+
+struct time_timer *time_newtimer(uint64_t ns)
+{
+	struct time_timer *t = kmalloc(sizeof *t);
+	t->C = chan_make(sizeof(uint64_t), 1);
+	t->after = false;
+	timer_init(&t->t, sendtime, t);
+	timer_start(&t->t, nanotime() + ns);
+	return t;
+}
+
+bool time_timer_stop(struct time_timer *t)
+{
+	if (t->after)
+		panic("time_timer_stop: a time_after timer is not the caller's");
+	return timer_stop(&t->t);
+}
+
+bool time_timer_reset(struct time_timer *t, uint64_t ns)
+{
+	if (t->after)
+		panic("time_timer_reset: a time_after timer is not the caller's");
+	return timer_reset(&t->t, nanotime() + ns);
+}
+
+void time_timer_free(struct time_timer *t)
+{
+	timer_stop(&t->t);
+	chan_free(t->C);
+	kfree(t);
+}
+
+chan_t time_after(uint64_t ns)
+{
+	struct time_timer *t = kmalloc(sizeof *t);
+	chan_t c = chan_make(sizeof(uint64_t), 1);
+	t->C = c;
+	t->after = true;
+	timer_init(&t->t, sendtime, t);
+	timer_start(&t->t, nanotime() + ns);	/* t may be freed from here on */
+	return c;
+}

@@ -1,0 +1,133 @@
+/*
+ * The poller without a device (sched/netpoll.c): netpollready called from
+ * a G stands in for an interrupt handler. Every waiter is woken exactly
+ * once; readiness that comes before the wait is not lost; a deadline
+ * times out at the deadline, not before, and not when readiness comes
+ * first; two waiters on one mode are refused.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/test.h"
+#include "sched/netpoll.h"
+#include "tests/preempt_testutil.h"
+#include "tests/sched_testutil.h"
+
+#define NP_GS		32
+#define NP_ROUNDS	10
+
+static struct pollDesc pds[NP_GS];
+static volatile uint64_t np_woken[NP_GS], np_done, np_parked;
+
+static void np_waiter(void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+	for (int r = 0; r < NP_ROUNDS; r++) {
+		atomic_xadd64(&np_parked, 1);
+		if (poll_wait(&pds[i], 'r') == POLL_OK)
+			atomic_xadd64(&np_woken[i], 1);
+	}
+	atomic_xadd64(&np_done, 1);
+}
+
+/* One readiness per wait: a waiter is readied NP_ROUNDS times and wakes
+ * NP_ROUNDS times. The readier waits until the waiter is parked again
+ * (or about to be: pdReady then stays for it), so no readiness merges. */
+TEST(netpoll_every_readied_waiter_runs_once_per_readiness)
+{
+	memset(pds, 0, sizeof pds);
+	memset((void *)np_woken, 0, sizeof np_woken);
+	atomic_store64(&np_done, 0);
+	atomic_store64(&np_parked, 0);
+	for (uintptr_t i = 0; i < NP_GS; i++)
+		go(np_waiter, (void *)i);
+	for (int r = 0; r < NP_ROUNDS; r++) {
+		ASSERT_EQ(wait_count(&np_parked, (uint64_t)(r + 1) * NP_GS,
+				     10 * NSEC_PER_SEC), (uint64_t)(r + 1) * NP_GS);
+		for (int i = 0; i < NP_GS; i++) {
+			/* the waiter of round r has taken its readiness */
+			while (atomic_loaduintptr(&pds[i].rg) == pdReady)
+				gosched();
+			netpollready(&pds[i], 'r');
+		}
+	}
+	ASSERT_EQ(wait_count(&np_done, NP_GS, 10 * NSEC_PER_SEC), NP_GS);
+	for (int i = 0; i < NP_GS; i++)
+		EXPECT_EQ(np_woken[i], NP_ROUNDS);
+	EXPECT_EQ(netpoll_waiters(), 0);
+}
+
+TEST(netpoll_readiness_before_the_wait_is_kept)
+{
+	static struct pollDesc pd;
+	memset(&pd, 0, sizeof pd);
+	netpollready(&pd, 'r');
+	ASSERT_EQ(pd.rg, pdReady);
+	uint64_t t0 = nanotime();
+	ASSERT_EQ(poll_wait(&pd, 'r'), POLL_OK);	/* no park */
+	ASSERT_EQ(pd.rg, pdNil);
+	EXPECT_LT(nanotime() - t0, NSEC_PER_SEC);
+}
+
+#define NP_DEADLINE_NS	(20 * NSEC_PER_MSEC)
+
+TEST(netpoll_deadline_times_out_at_the_deadline_not_before)
+{
+	static struct pollDesc pd;
+	memset(&pd, 0, sizeof pd);
+	for (int i = 0; i < 5; i++) {
+		uint64_t d = nanotime() + NP_DEADLINE_NS;
+		poll_setdeadline(&pd, d, 'r');
+		ASSERT_EQ(poll_wait(&pd, 'r'), POLL_ERR_TIMEOUT);
+		uint64_t now = nanotime();
+		ASSERT_GE(now, d);
+		/* expired: fails at once until reset */
+		ASSERT_EQ(poll_wait(&pd, 'r'), POLL_ERR_TIMEOUT);
+	}
+	/* readiness before the deadline wins; the timer is stopped */
+	poll_setdeadline(&pd, nanotime() + 10 * NSEC_PER_SEC, 'r');
+	netpollready(&pd, 'r');
+	ASSERT_EQ(poll_wait(&pd, 'r'), POLL_OK);
+	poll_setdeadline(&pd, 0, 'r');
+	EXPECT_EQ(netpoll_waiters(), 0);
+}
+
+static struct pollDesc late_pd;
+static volatile uint64_t late_result = 99;
+
+static void late_waiter(void *arg)
+{
+	atomic_store64(&late_result, (uint64_t)poll_wait(&late_pd, 'r'));
+}
+
+/* A deadline set while a G waits applies to it (Go's SetReadDeadline on
+ * a blocked Read). */
+TEST(netpoll_deadline_set_during_the_wait_wakes_the_waiter)
+{
+	memset(&late_pd, 0, sizeof late_pd);
+	atomic_store64(&late_result, 99);
+	go(late_waiter, NULL);
+	while (netpoll_waiters() == 0)
+		sleep_ns(NSEC_PER_MSEC);
+	uint64_t d = nanotime() + NP_DEADLINE_NS;
+	poll_setdeadline(&late_pd, d, 'r');
+	while (atomic_load64(&late_result) == 99)
+		sleep_ns(NSEC_PER_MSEC);
+	ASSERT_EQ(late_result, POLL_ERR_TIMEOUT);
+	ASSERT_GE(nanotime(), d);
+}
+
+static struct pollDesc dbl_pd;
+
+static void dbl_waiter(void *arg)
+{
+	poll_wait(&dbl_pd, 'r');
+}
+
+TEST_FATAL(netpoll_two_waiters_on_one_mode_panic, "two goroutines wait on mode 'r'")
+{
+	go(dbl_waiter, NULL);
+	while (netpoll_waiters() == 0)
+		sleep_ns(NSEC_PER_MSEC);
+	poll_wait(&dbl_pd, 'r');
+}
