@@ -1,9 +1,17 @@
 /*
- * The TSC's frequency. CPUID states it on recent Intel parts (leaf 0x15)
- * and on some hypervisors (leaf 0x40000010, in kHz); QEMU's default CPU
- * states neither, under TCG or KVM, so it is usually measured: against
- * PIT channel 2 (1,193,182 Hz, polled through port 0x61), or the HPET if
- * the PIT does not answer.
+ * The TSC's frequency. CPUID states it on recent Intel parts (leaf 0x15,
+ * with leaf 0x16 where 0x15 leaves the crystal out) and on some hypervisors
+ * (leaf 0x40000010, in kHz); QEMU's default CPU states neither, under TCG
+ * or KVM, so it is usually measured: against PIT channel 2 (1,193,182 Hz,
+ * polled through port 0x61), or the HPET if the PIT does not answer (PCs
+ * whose firmware gates the 8254's clock to save power).
+ *
+ * Reviewed, not run: TCG never reaches the CPUID 0x15/0x16 paths (QEMU's
+ * TCG CPUs report neither) nor the HPET fallback (its PIT always counts,
+ * under SeaBIOS and under OVMF alike, where GRUB's multiboot 2 hand-over
+ * leaves the 8254 programmed as the firmware had it). They follow Intel's
+ * SDM vol. 3 (18.7.3, "Determining the Processor Base Frequency") and
+ * are only trusted on Intel CPUs, which define these leaves.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,6 +22,7 @@
 #include "kernel/cpu.h"
 
 #define CPUID_TSC_CRYSTAL	0x15
+#define CPUID_FREQ		0x16	/* eax: base frequency in MHz */
 #define CPUID_HYPERVISOR	0x40000000
 #define CPUID_HV_TIMING		0x40000010
 #define CPUID1_ECX_HYPERVISOR	(1u << 31)
@@ -43,11 +52,24 @@ static uint64_t from_cpuid(const char **how)
 	uint32_t r[4];
 
 	cpuid(0, 0, r);
-	if (r[0] >= CPUID_TSC_CRYSTAL) {
-		cpuid(CPUID_TSC_CRYSTAL, 0, r);	/* eax/ebx ratio, ecx crystal Hz */
+	uint32_t max_leaf = r[0];
+	/* "GenuineIntel" in ebx, edx, ecx. */
+	bool intel = r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e;
+	if (intel && max_leaf >= CPUID_TSC_CRYSTAL) {
+		cpuid(CPUID_TSC_CRYSTAL, 0, r);	/* TSC = crystal * ebx / eax */
 		if (r[0] && r[1] && r[2]) {
 			*how = "CPUID 0x15";
 			return (uint64_t)r[2] * r[1] / r[0];
+		}
+		/* Ratio without the crystal (Skylake/Kaby Lake clients): the
+		 * TSC runs at the base frequency, which leaf 0x16 states in
+		 * whole MHz (as Linux's native_calibrate_tsc derives it). */
+		if (r[0] && r[1] && max_leaf >= CPUID_FREQ) {
+			cpuid(CPUID_FREQ, 0, r);
+			if (r[0] & 0xffff) {
+				*how = "CPUID 0x16 base frequency";
+				return (uint64_t)(r[0] & 0xffff) * 1000000;
+			}
 		}
 	}
 	cpuid(1, 0, r);
