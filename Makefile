@@ -23,7 +23,8 @@ comma   := ,
 #   LOAD_ADDR     link and load address
 #   BOARD_CFLAGS  board facts for C (-D...), if any
 #   IMAGE         what `make image` makes: arm64-image (gmk.bin),
-#                 multiboot-elf32 (gmk.elf32), rpi (SD-card FAT files)
+#                 multiboot-elf32 (gmk.elf32), rpi (SD-card FAT files),
+#                 grub-iso (a BIOS+UEFI USB/CD image, gmk-pc.iso)
 #   RUN_CMDLINE   the kernel command line of `make run`
 #   RUNNER        how it runs here: qemu (tools/run-qemu), or empty when it
 #                 does not (an image for real hardware only); a board that
@@ -39,6 +40,9 @@ comma   := ,
 #                 (tools/run-qemu refuses more, saying so)
 #   NO_REPLAY     why `make replay` cannot replay it exactly (empty: it
 #                 can, when RUNNER=qemu)
+#   TEST_EXTRA    a board's own checks, run by make test after its boots
+#                 (a tools/ script taking --board; last line "N passed, N failed")
+#   FIRMWARE, SERIAL_BAUD                      board settings its tools read
 # and a boards/<name>/board.c with its quirks (at least board_exit), and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
@@ -123,6 +127,15 @@ ARCH_LIBS := $(NEWLIB)/lib/libc.a -lgcc
 QEMU_ARCH := x86_64
 endif
 
+# The screen console's font (kernel/dev/fbcon.c), converted to C at build
+# time by tools/psf2c: Terminus Font (SIL Open Font License 1.1), from
+# Debian's console-setup-linux. A board.mk may pick another 8-pixel-wide one.
+ifneq ($(filter dev/fbcon,$(DRIVERS)),)
+CONSOLE_FONT ?= /usr/share/consolefonts/Lat15-Terminus16.psf.gz
+FONT_SRC := $(BUILD)/gen/console_font.c
+OBJS += $(BUILD)/$(FONT_SRC).o
+endif
+
 CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS)
 ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
 
@@ -173,6 +186,13 @@ $(BUILD)/gmk.bin $(BUILD)/kernel8.img: $(KERNEL)
 $(BUILD)/gmk.elf32: $(KERNEL)
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
 
+ifneq ($(FONT_SRC),)
+$(FONT_SRC): tools/psf2c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FONT    $(CONSOLE_FONT)")
+	$(Q)python3 tools/psf2c $(CONSOLE_FONT) $@
+endif
+
 -include $(DEPS)
 
 # The flags live here and in the board's board.mk: a change to them
@@ -196,6 +216,12 @@ image: $(BUILD)/gmk.bin
 else ifeq ($(IMAGE),multiboot-elf32)
 image: $(BUILD)/gmk.elf32
 	@echo "image: $(BUILD)/gmk.elf32"
+else ifeq ($(IMAGE),grub-iso)
+# build/<board>/gmk-pc.iso: GRUB for BIOS and UEFI (tools/mkimage-pc), for
+# a USB stick (dd) or a CD; CMDLINE (or RUN_CMDLINE) goes into grub.cfg.
+image: $(KERNEL) | $(DEPS_STAMP)
+	$(Q)tools/mkimage-pc --kernel $(KERNEL) --baud $(SERIAL_BAUD) \
+		--out $(BUILD)/gmk-pc.iso -- "$(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))"
 else ifeq ($(IMAGE),rpi)
 RPI_CMDLINE ?= $(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))
 image: $(BUILD)/kernel8.img | $(DEPS_STAMP)
@@ -286,7 +312,8 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).
 BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
+	SERIAL_BAUD CONSOLE_FONT
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

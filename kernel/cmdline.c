@@ -145,6 +145,24 @@ static bool set_option(const struct option *o, const char *val, size_t n,
 	return true;
 }
 
+const char *cmdline_skip_image_path(const char *line, bool path_first)
+{
+	const char *p = line, *w;
+	bool eq = false, slash = false;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (w = p; *p && *p != ' ' && *p != '\t'; p++) {
+		eq |= *p == '=';
+		slash |= *p == '/';
+	}
+	if (p == w || eq || !(path_first || slash))
+		return w;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
 bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 		   unsigned errlen)
 {

@@ -33,4 +33,15 @@ extern struct kernel_options kopts;
 bool cmdline_parse(const char *line, struct kernel_options *o,
 		   char *err, unsigned errlen);
 
+/*
+ * Where the options start in a loader's command line. Some loaders put the
+ * image's path first (QEMU's -kernel: "build/x/gmk.elf32 test=*"), others do
+ * not (GRUB's multiboot2: "test=*"). The first word is dropped only when it
+ * is that path: it has no '=' (every option has one) and either the loader
+ * is known to put the path there (`path_first`) or it looks like one (it
+ * starts with '/' or holds a '/'). Anything else is left for cmdline_parse,
+ * so a stray first word is reported, never silently lost.
+ */
+const char *cmdline_skip_image_path(const char *line, bool path_first);
+
 #endif

@@ -251,6 +251,34 @@ TEST(cmdline_rejects_unknown_and_malformed_options)
 	}
 }
 
+/*
+ * A loader's command line: the image path is dropped only when it is one.
+ * GRUB's multiboot2 passes no path, so "bogus=1 run=squares" must reach the
+ * parser whole (gmk once dropped the first word always and ran squares).
+ */
+TEST(cmdline_drops_only_an_image_path)
+{
+	static const struct { const char *line; bool path_first; const char *want; } c[] = {
+		{ "bogus=1 run=squares", false, "bogus=1 run=squares" },
+		{ "bogus=1 run=squares", true, "bogus=1 run=squares" },
+		{ "test=* seed=1", false, "test=* seed=1" },
+		{ "/boot/gmk.elf test=*", false, "test=*" },	/* GRUB multiboot1 */
+		{ "build/pc/gmk.elf32 run=a", false, "run=a" },	/* QEMU -kernel */
+		{ "gmk.elf32 run=a", true, "run=a" },		/* QEMU, no slash */
+		{ "gmk.elf32 run=a", false, "gmk.elf32 run=a" },	/* reported */
+		{ "  /boot/gmk.elf", false, "" },
+		{ "", false, "" },
+		{ "  test=x", true, "test=x" },
+	};
+
+	for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+		const char *got = cmdline_skip_image_path(c[i].line, c[i].path_first);
+		if (strcmp(got, c[i].want) != 0)
+			test_fail(__FILE__, __LINE__, "\"%s\" (path_first=%d): got \"%s\", want \"%s\"",
+				  c[i].line, c[i].path_first, got, c[i].want);
+	}
+}
+
 TEST(glob_matches_like_the_shell)
 {
 	EXPECT(glob_match("*", "anything"));

@@ -3,6 +3,14 @@
  * CPUID has it, as under KVM; the xAPIC MMIO page otherwise, as under TCG.
  * The choice is made once and is the same on every core.
  *
+ * Reviewed, not run here: QEMU 7.2's TCG has no x2APIC and no TSC-deadline
+ * timer, so those paths run only under KVM or on hardware. x2APIC: going
+ * from xAPIC (or disabled) to x2APIC in one IA32_APIC_BASE write is a legal
+ * transition (SDM vol. 3, 11.12.5), and firmware
+ * that already chose x2APIC (OVMF with many cores, PCs with interrupt
+ * remapping on) leaves EN|EXTD set, which lapic_enable keeps; IDs are 32
+ * bits (MADT type 9 entries, ICR destination in bits 63:32).
+ *
  * The timer: TSC-deadline mode when CPUID has it (the deadline is written
  * as is), else one-shot mode with the count converted from TSC ticks with
  * the rate measured against the TSC at boot.

@@ -40,6 +40,7 @@
 #define PROT_DATA	(PTE_P | PTE_W | PTE_NX)
 #define PROT_CODE_RW	(PTE_P | PTE_W)			/* the AP trampoline */
 #define PROT_MMIO	(PTE_P | PTE_W | PTE_NX | PTE_PCD | PTE_PWT)	/* UC */
+#define PROT_FB		(PTE_P | PTE_W | PTE_NX | PTE_PWT)	/* WT (PAT 1) */
 
 /* Device window: IOAPIC 0xFEC00000, HPET 0xFED00000, LAPIC 0xFEE00000. */
 #define MMIO_BASE	0xfec00000ull
@@ -166,6 +167,12 @@ void paging_init(const struct phys_range *ranges, unsigned n)
 
 	write_cr3((uintptr_t)pml4);
 	paging_on = true;
+}
+
+void paging_map_framebuffer(uint64_t base, uint64_t size)
+{
+	map_2m(base, base + size, PROT_FB, true);
+	write_cr3((uintptr_t)pml4);	/* a range already mapped changed */
 }
 
 uint64_t paging_root(void)

@@ -18,6 +18,13 @@ struct phys_range {
  */
 void paging_init(const struct phys_range *ranges, unsigned n);
 
+/*
+ * Map a linear framebuffer at [base, base + size) (it may lie above 4 GiB),
+ * write-through: writes reach the screen at once, reads (scrolling) come
+ * from the cache. Boot core, after paging_init, before other cores start.
+ */
+void paging_map_framebuffer(uint64_t base, uint64_t size);
+
 /* CR3 of the kernel's tables, for the secondary cores' trampoline. */
 uint64_t paging_root(void);
 

@@ -26,13 +26,46 @@
 #define BOOT_PDS	4		/* page directories: 4 x 1 GiB */
 #define PAGE_2M		0x200000
 
-/* Must lie in the image's first 8 KiB (it is first in the text). */
+/* Multiboot 2 (GRUB's `multiboot2`, BIOS or UEFI): 8-byte aligned tags. */
+#define MB2_HEADER_MAGIC	0xe85250d6
+#define MB2_ARCH_I386		0
+#define MB2_TAG_OPTIONAL	1
+#define MB2_TAG_INFO_REQUEST	1
+#define MB2_TAG_FRAMEBUFFER	5
+#define FB_WIDTH		1024	/* a preference: the loader may pick */
+#define FB_HEIGHT		768	/* another mode, or text mode */
+#define FB_DEPTH		32
+
+/* Both headers must lie early in the file: multiboot 1 within 8 KiB,
+ * multiboot 2 within 32 KiB (they are first in the text). A loader looks
+ * for its own magic only. */
 	.section .text.multiboot, "a"
 	.balign 4
 multiboot_header:
 	.long	MULTIBOOT_HEADER_MAGIC
 	.long	MB_FLAGS
 	.long	-(MULTIBOOT_HEADER_MAGIC + MB_FLAGS)
+
+	.balign 8
+multiboot2_header:
+	.long	MB2_HEADER_MAGIC
+	.long	MB2_ARCH_I386
+	.long	multiboot2_end - multiboot2_header
+	.long	-(MB2_HEADER_MAGIC + MB2_ARCH_I386 + (multiboot2_end - multiboot2_header))
+	/* Ask for: command line, memory map, framebuffer, both ACPI RSDPs.
+	 * Optional: a loader without one still boots us. */
+	.balign 8
+1:	.short	MB2_TAG_INFO_REQUEST, MB2_TAG_OPTIONAL
+	.long	2f - 1b
+	.long	1, 6, 8, 14, 15
+2:	.balign 8
+	.short	MB2_TAG_FRAMEBUFFER, MB2_TAG_OPTIONAL
+	.long	20
+	.long	FB_WIDTH, FB_HEIGHT, FB_DEPTH
+	.balign 8
+	.short	0, 0			/* end tag */
+	.long	8
+multiboot2_end:
 
 	.section .text.boot, "ax"
 	.code32

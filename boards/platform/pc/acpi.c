@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch/x86_64/io.h"
+#include "arch/x86_64/x86.h"
 #include "boards/platform/pc/acpi.h"
 
 #define BDA_EBDA_SEGMENT	0x40e		/* real-mode segment of the EBDA */
@@ -189,4 +191,166 @@ bool acpi_read_madt(uintptr_t rsdp, struct acpi_madt *m)
 		off += elen;
 	}
 	return m->ncpus > 0;
+}
+
+/*
+ * Power-off (ACPI 6.x, 4.8.3.2 and 7.4.2): the FADT names the PM1 control
+ * register blocks, the DSDT's \_S5 object the values of SLP_TYP for soft
+ * off. Writing SLP_TYP | SLP_EN to PM1a_CNT (and PM1b_CNT when there is
+ * one) turns the machine off. Only I/O-space PM1 blocks are handled: the
+ * FADT's 32-bit PM1x_CNT_BLK fields, or its X_ variants when those are in
+ * I/O space. Hardware-reduced ACPI (sleep control register) is not.
+ */
+#define FADT_DSDT		40
+#define FADT_SMI_CMD		48
+#define FADT_ACPI_ENABLE	52
+#define FADT_PM1A_CNT		64
+#define FADT_PM1B_CNT		68
+#define FADT_FLAGS		112
+#define FADT_X_DSDT		140
+#define FADT_X_PM1A_CNT		172
+#define FADT_X_PM1B_CNT		184
+#define FADT_HW_REDUCED		(1u << 20)
+#define GAS_SPACE_IO		1
+
+#define PM1_SCI_EN		(1u << 0)
+#define PM1_SLP_TYP_SHIFT	10
+#define PM1_SLP_TYP_MASK	(7u << PM1_SLP_TYP_SHIFT)
+#define PM1_SLP_EN		(1u << 13)
+
+#define AML_ZERO		0x00
+#define AML_ONE			0x01
+#define AML_NAME		0x08
+#define AML_BYTE		0x0a
+#define AML_WORD		0x0b
+#define AML_DWORD		0x0c
+#define AML_PACKAGE		0x12
+#define AML_ONES		0xff
+
+#define ACPI_ENABLE_POLLS	3000000	/* inw()s: about 3 s on hardware */
+#define POWEROFF_POLLS		3000000
+
+static bool aml_integer(const uint8_t *p, const uint8_t *end, uint16_t *v, unsigned *used)
+{
+	if (p >= end)
+		return false;
+	switch (p[0]) {
+	case AML_ZERO: *v = 0; *used = 1; return true;
+	case AML_ONE: *v = 1; *used = 1; return true;
+	case AML_ONES: *v = 0xffff; *used = 1; return true;
+	case AML_BYTE:
+		if (p + 2 > end)
+			return false;
+		*v = p[1]; *used = 2; return true;
+	case AML_WORD:
+		if (p + 3 > end)
+			return false;
+		*v = (uint16_t)(p[1] | p[2] << 8); *used = 3; return true;
+	case AML_DWORD:
+		if (p + 5 > end)
+			return false;
+		*v = (uint16_t)(p[1] | p[2] << 8); *used = 5; return true;
+	}
+	return false;
+}
+
+bool acpi_parse_s5(const uint8_t *aml, uint32_t len, uint16_t *typa, uint16_t *typb)
+{
+	const uint8_t *end = aml + len;
+
+	for (const uint8_t *p = aml + 1; p + 4 < end; p++) {
+		if (memcmp(p, "_S5_", 4) != 0)
+			continue;
+		/* NameOp, optionally with a root prefix, then the name. */
+		if (!(p[-1] == AML_NAME || (p[-1] == '\\' && p - 2 >= aml && p[-2] == AML_NAME)))
+			continue;
+		const uint8_t *q = p + 4;
+		if (q >= end || *q++ != AML_PACKAGE || q >= end)
+			continue;
+		q += 1 + (*q >> 6);		/* PkgLength: lead byte + 0..3 */
+		if (q >= end || *q++ < 1)	/* NumElements */
+			continue;
+		unsigned used;
+		if (!aml_integer(q, end, typa, &used))
+			continue;
+		q += used;
+		if (!aml_integer(q, end, typb, &used))
+			*typb = *typa;		/* one-element package */
+		return true;
+	}
+	return false;
+}
+
+static uint16_t io_port(uintptr_t fadt, uint32_t flen, unsigned legacy, unsigned gas)
+{
+	uint32_t port = rd32(fadt + legacy);
+
+	if (!port && flen >= gas + 12 && rd8(fadt + gas) == GAS_SPACE_IO)
+		port = (uint32_t)rd64(fadt + gas + 4);
+	return port <= 0xffff ? (uint16_t)port : 0;
+}
+
+bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why)
+{
+	memset(s5, 0, sizeof *s5);
+	uintptr_t fadt = rsdp ? find_table(rsdp, "FACP") : 0;
+	if (!fadt) {
+		*why = "no valid FADT";
+		return false;
+	}
+	uint32_t flen = rd32(fadt + 4);
+	if (flen > FADT_FLAGS + 4 && (rd32(fadt + FADT_FLAGS) & FADT_HW_REDUCED)) {
+		*why = "hardware-reduced ACPI (no PM1 control block)";
+		return false;
+	}
+	s5->pm1a_cnt = io_port(fadt, flen, FADT_PM1A_CNT, FADT_X_PM1A_CNT);
+	s5->pm1b_cnt = io_port(fadt, flen, FADT_PM1B_CNT, FADT_X_PM1B_CNT);
+	if (!s5->pm1a_cnt) {
+		*why = "the FADT has no I/O-space PM1a control block";
+		return false;
+	}
+	s5->smi_cmd = rd32(fadt + FADT_SMI_CMD);
+	s5->acpi_enable = rd8(fadt + FADT_ACPI_ENABLE);
+	uintptr_t dsdt = 0;
+	if (flen >= FADT_X_DSDT + 8)
+		dsdt = rd64(fadt + FADT_X_DSDT);
+	if (!dsdt)
+		dsdt = rd32(fadt + FADT_DSDT);
+	dsdt = sdt_check(dsdt, "DSDT");
+	if (!dsdt) {
+		*why = "no valid DSDT";
+		return false;
+	}
+	if (!acpi_parse_s5((const uint8_t *)(dsdt + SDT_HEADER_LEN),
+			   rd32(dsdt + 4) - SDT_HEADER_LEN, &s5->slp_typa, &s5->slp_typb)) {
+		*why = "no \\_S5 package in the DSDT";
+		return false;
+	}
+	return true;
+}
+
+void acpi_poweroff(uintptr_t rsdp, const char **why)
+{
+	struct acpi_s5 s5;
+
+	if (!acpi_find_s5(rsdp, &s5, why))
+		return;
+	arch_irq_save();
+	/* Legacy mode (SCI_EN clear): ask the firmware to hand over ACPI. */
+	if (!(inw(s5.pm1a_cnt) & PM1_SCI_EN) && s5.smi_cmd && s5.acpi_enable) {
+		outb((uint16_t)s5.smi_cmd, s5.acpi_enable);
+		for (unsigned i = 0; i < ACPI_ENABLE_POLLS; i++)
+			if (inw(s5.pm1a_cnt) & PM1_SCI_EN)
+				break;
+	}
+	uint16_t a = inw(s5.pm1a_cnt) & ~(PM1_SLP_TYP_MASK | PM1_SLP_EN);
+	outw(s5.pm1a_cnt, a | (uint16_t)((s5.slp_typa << PM1_SLP_TYP_SHIFT) & PM1_SLP_TYP_MASK));
+	outw(s5.pm1a_cnt, a | (uint16_t)((s5.slp_typa << PM1_SLP_TYP_SHIFT) & PM1_SLP_TYP_MASK) | PM1_SLP_EN);
+	if (s5.pm1b_cnt) {
+		uint16_t b = inw(s5.pm1b_cnt) & ~(PM1_SLP_TYP_MASK | PM1_SLP_EN);
+		outw(s5.pm1b_cnt, b | (uint16_t)((s5.slp_typb << PM1_SLP_TYP_SHIFT) & PM1_SLP_TYP_MASK) | PM1_SLP_EN);
+	}
+	for (unsigned i = 0; i < POWEROFF_POLLS; i++)
+		(void)inw(s5.pm1a_cnt);		/* a few seconds on hardware */
+	*why = "the machine did not turn off after SLP_EN";
 }

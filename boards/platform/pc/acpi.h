@@ -31,4 +31,24 @@ uintptr_t acpi_find_rsdp(void);
  * table is missing or its checksum is wrong. */
 bool acpi_read_madt(uintptr_t rsdp, struct acpi_madt *m);
 
+/* Where the S5 (soft-off) values come from, for acpi_poweroff and tests. */
+struct acpi_s5 {
+	uint16_t pm1a_cnt, pm1b_cnt;	/* I/O ports; pm1b 0 if none */
+	uint16_t slp_typa, slp_typb;	/* from the DSDT's \_S5 package */
+	uint32_t smi_cmd;		/* to switch ACPI mode on, 0 if not */
+	uint8_t acpi_enable;
+};
+
+/* Find the FADT's PM1 control ports and the \_S5 sleep types in the DSDT.
+ * false with *why set when something needed is missing. */
+bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why);
+
+/* The \_S5 package's first two integers from DSDT AML bytes [aml, aml+len).
+ * false if there is no such Name or it is not a package of integers. */
+bool acpi_parse_s5(const uint8_t *aml, uint32_t len, uint16_t *typa, uint16_t *typb);
+
+/* Power the machine off (ACPI S5): SLP_TYPx | SLP_EN to PM1a/PM1b_CNT.
+ * Returns only when that could not be done, with *why set. */
+void acpi_poweroff(uintptr_t rsdp, const char **why);
+
 #endif

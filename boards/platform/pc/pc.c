@@ -1,7 +1,9 @@
 /*
  * The PC platform: an x86-64 PC booted as a multiboot 1 image (QEMU's
- * -kernel, or GRUB). Console on COM1 (a 16550 by port); memory and the
- * command line from the multiboot information; cores from the ACPI MADT,
+ * -kernel) or a multiboot 2 image (GRUB, under a BIOS or UEFI). Console on
+ * COM1 (a 16550 by port) and, when the loader gives a framebuffer and the
+ * board links dev/fbcon, on the screen; memory, the command line and, under
+ * UEFI, the ACPI RSDP from the multiboot information (multiboot.c); cores from the ACPI MADT,
  * started by INIT-SIPI-SIPI through the trampoline (arch/x86_64/smp.c);
  * interrupts and the timer from each core's local APIC, its rate from the
  * TSC calibrated against the PIT (tsc.c); COM1's receive interrupt through
@@ -15,6 +17,8 @@
 
 #include "boards/platform/pc/acpi.h"
 #include "boards/platform/pc/ioapic.h"
+#include "boards/platform/pc/multiboot.h"
+#include "boards/platform/pc/pc.h"
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/paging.h"
@@ -24,6 +28,7 @@
 #include "arch/x86_64/x86.h"
 #include "kernel/board.h"
 #include "kernel/console_in.h"
+#include "kernel/dev/fbcon.h"
 #include "kernel/dev/uart16550.h"
 #include "kernel/percpu.h"
 #include "kernel/trap.h"
@@ -36,27 +41,13 @@ const char board_name[] = GMK_BOARD;
 #define LOW_MEMORY_END		0x100000ull	/* below: BIOS, trampoline */
 #define LAPIC_DEFAULT_BASE	0xfee00000ull
 
-/* Multiboot 1 information (the parts we read). */
-#define MBI_FLAG_CMDLINE	(1u << 2)
-#define MBI_FLAG_MMAP		(1u << 6)
-#define MBI_SIZE		88
-#define MBI_CMDLINE		16
-#define MBI_MMAP_LENGTH		44
-#define MBI_MMAP_ADDR		48
-#define MMAP_TYPE_RAM		1
-
-#define MAX_MAP			64
-#define CMDLINE_MAX		1024
 #define PAGE			4096ull
 
-static char cmdline[CMDLINE_MAX];
-static struct phys_range memmap[MAX_MAP];	/* every firmware range */
-static unsigned nmemmap;
-static struct phys_range ram[MAX_MAP];		/* for the page allocator */
+static struct boot_info boot;			/* from the loader */
+static struct phys_range ram[BOOT_MAX_MAP];	/* for the page allocator */
 static unsigned nram;
 static uintptr_t rsdp;
 static uint64_t tsc_hz;
-static uint64_t mb_lo = UINT64_MAX, mb_hi;	/* the multiboot structures */
 
 /* COM1 in I/O space: the 16550 driver reaches it through these. */
 static uint8_t port_read(uintptr_t port) { return inb((uint16_t)port); }
@@ -69,67 +60,11 @@ static const struct uart16550 com1 = {
 extern uint32_t x86_boot_magic;			/* start.S */
 extern char _kernel_end[];
 
-static void mb_note(uint64_t addr, uint64_t len)
-{
-	if (addr < mb_lo)
-		mb_lo = addr;
-	if (addr + len > mb_hi)
-		mb_hi = addr + len;
-}
-
-static uint32_t rd32(uintptr_t a)
-{
-	return *(const volatile uint32_t *)a;
-}
-
-/* Copy what we need out of the multiboot information: the command line
- * and the memory map. Both are kept here, so the loader's copies die. */
-static void multiboot_read(uintptr_t mbi)
-{
-	uint32_t flags = rd32(mbi);
-
-	mb_note(mbi, MBI_SIZE);
-	if (flags & MBI_FLAG_CMDLINE) {
-		const char *s = (const char *)(uintptr_t)rd32(mbi + MBI_CMDLINE);
-		size_t n = strnlen(s, CMDLINE_MAX - 1);
-
-		mb_note((uintptr_t)s, n + 1);
-		/* Loaders (QEMU, GRUB) put the image's path first: drop it. */
-		while (n && *s != ' ')
-			s++, n--;
-		while (n && *s == ' ')
-			s++, n--;
-
-		memcpy(cmdline, s, n);
-		cmdline[n] = 0;
-	}
-	if (!(flags & MBI_FLAG_MMAP)) {
-		printf("%s: the loader passed no memory map\n", board_name);
-		board_exit(3);
-	}
-	uintptr_t p = rd32(mbi + MBI_MMAP_ADDR);
-	uintptr_t end = p + rd32(mbi + MBI_MMAP_LENGTH);
-	mb_note(p, end - p);
-	/* Each entry: u32 size (of the rest), u64 base, u64 length, u32 type. */
-	for (; p < end && nmemmap < MAX_MAP; p += rd32(p) + 4) {
-		uint64_t base, len;
-		uint32_t type = rd32(p + 20);
-
-		memcpy(&base, (const void *)(p + 4), 8);
-		memcpy(&len, (const void *)(p + 12), 8);
-		if (!len)
-			continue;
-		memmap[nmemmap++] = (struct phys_range){ base, len };
-		if (type == MMAP_TYPE_RAM && nram < MAX_MAP)
-			ram[nram++] = (struct phys_range){ base, len };
-	}
-}
-
 static void ram_add(uint64_t lo, uint64_t hi, unsigned *n, struct phys_range *out)
 {
 	lo = (lo + PAGE - 1) & ~(PAGE - 1);
 	hi &= ~(PAGE - 1);
-	if (hi > lo && *n < MAX_MAP)
+	if (hi > lo && *n < BOOT_MAX_MAP)
 		out[(*n)++] = (struct phys_range){ lo, hi - lo };
 }
 
@@ -138,45 +73,75 @@ static void ram_add(uint64_t lo, uint64_t hi, unsigned *n, struct phys_range *ou
  * multiboot structures. */
 static void ram_clip(void)
 {
-	struct phys_range out[MAX_MAP];
-	unsigned n = 0;
 	uint64_t floor = (uintptr_t)_kernel_end;
+	uint64_t mb_lo = boot.info_lo, mb_hi = boot.info_hi;
 
 	if (floor < LOW_MEMORY_END)
 		floor = LOW_MEMORY_END;
-	for (unsigned i = 0; i < nram; i++) {
-		uint64_t lo = ram[i].base, hi = ram[i].base + ram[i].size;
+	nram = 0;
+	for (unsigned i = 0; i < boot.nram; i++) {
+		uint64_t lo = boot.ram[i].base, hi = boot.ram[i].base + boot.ram[i].size;
 
 		if (lo < floor)
 			lo = floor;
 		if (hi <= lo)
 			continue;
 		if (mb_hi > lo && mb_lo < hi) {		/* cut the hole out */
-			ram_add(lo, mb_lo, &n, out);
-			ram_add(mb_hi, hi, &n, out);
+			ram_add(lo, mb_lo, &nram, ram);
+			ram_add(mb_hi, hi, &nram, ram);
 		} else {
-			ram_add(lo, hi, &n, out);
+			ram_add(lo, hi, &nram, ram);
 		}
 	}
-	memcpy(ram, out, n * sizeof out[0]);
-	nram = n;
 }
+
+uintptr_t pc_rsdp(void)
+{
+	return rsdp;
+}
+
+/* The screen console, where the board links dev/fbcon. */
+#pragma weak fbcon_init
+#pragma weak fbcon_putc
 
 void board_early_init(uintptr_t bootarg)
 {
 	const char *how = "?";
+	char err[120];
 
 	uart16550_init(&com1, CONSOLE_BAUD);
-	if (x86_boot_magic != MULTIBOOT_BOOT_MAGIC) {
-		printf("%s: not started by a multiboot loader (magic 0x%x)\n",
-		       board_name, x86_boot_magic);
+	if (!multiboot_read(x86_boot_magic, bootarg, &boot, err, sizeof err)) {
+		printf("%s: %s\n", board_name, err);
 		board_exit(3);
 	}
-	multiboot_read(bootarg);
-	rsdp = acpi_find_rsdp();	/* reads page 0: before paging_init */
-	paging_init(memmap, nmemmap);
+	/* The loader's RSDP copy first (the only one under UEFI), else the
+	 * BIOS-area scan, which reads page 0: before paging_init. */
+	rsdp = boot.has_rsdp ? (uintptr_t)boot.rsdp : acpi_find_rsdp();
+	paging_init(boot.memmap, boot.nmemmap);
 	ram_clip();
+	if (boot.fb.kind != FB_NONE && fbcon_init) {
+		if (boot.fb.kind == FB_RGB)
+			paging_map_framebuffer(boot.fb.addr,
+					       (uint64_t)boot.fb.pitch * boot.fb.height);
+		fbcon_init(&boot.fb);
+	}
+	printf("%s: multiboot %d from \"%s\"%s, %u memory ranges, ACPI RSDP %s\n",
+	       board_name, boot.protocol, boot.loader, boot.efi ? " under UEFI" : "",
+	       boot.nmemmap, !rsdp ? "not found" :
+	       boot.has_rsdp ? "from the loader" : "from the BIOS area");
+	if (boot.fb.kind == FB_RGB)
+		printf("%s: framebuffer %ux%u, %u bpp at 0x%llx\n", board_name,
+		       boot.fb.width, boot.fb.height, boot.fb.bpp,
+		       (unsigned long long)boot.fb.addr);
+	else if (boot.fb.kind == FB_EGA_TEXT)
+		printf("%s: VGA text console %ux%u\n", board_name, boot.fb.width,
+		       boot.fb.height);
 	tsc_hz = tsc_calibrate(&how);
+	if (!tsc_hz) {
+		printf("%s: cannot tell the TSC frequency: CPUID does not state it "
+		       "and neither the PIT nor the HPET counts\n", board_name);
+		board_exit(3);
+	}
 	printf("%s: TSC %llu.%03llu MHz (%s)\n", board_name,
 	       (unsigned long long)(tsc_hz / 1000000),
 	       (unsigned long long)(tsc_hz / 1000 % 1000), how);
@@ -224,6 +189,17 @@ void board_init(void)
 	for (unsigned i = 0; i < madt.ncpus; i++)
 		if (madt.apic_id[i] != me)
 			cpus[ncpus++].hwid = madt.apic_id[i];
+	/* The secondary cores start in real mode at TRAMPOLINE_BASE: it must
+	 * be RAM. It always is under QEMU's firmwares; a PC's UEFI could keep
+	 * low pages for itself. */
+	bool tramp_ram = false;
+	for (unsigned i = 0; i < boot.nram; i++)
+		tramp_ram |= boot.ram[i].base <= TRAMPOLINE_BASE &&
+			     TRAMPOLINE_BASE + PAGE <= boot.ram[i].base + boot.ram[i].size;
+	if (ncpus > 1 && !tramp_ram)
+		printf("%s: warning: the AP start page 0x%x is not RAM in the firmware's "
+		       "memory map; the other cores may not start\n", board_name,
+		       TRAMPOLINE_BASE);
 	printf("%s: %u cores, %s, timer %s (%llu kHz), COM1 on GSI %u\n",
 	       board_name, ncpus, lapic_x2apic() ? "x2APIC" : "xAPIC",
 	       lapic_tsc_deadline() ? "TSC-deadline" : "one-shot",
@@ -232,7 +208,7 @@ void board_init(void)
 
 const char *board_cmdline(void)
 {
-	return cmdline;
+	return boot.cmdline;
 }
 
 bool board_mem_region(unsigned i, uintptr_t *base, uintptr_t *size)
@@ -257,6 +233,8 @@ void board_cpu_init(void)
 void board_putc(char c)
 {
 	uart16550_putc(&com1, c);
+	if (fbcon_putc)
+		fbcon_putc(c);
 }
 
 void board_ipi_send(unsigned id)
