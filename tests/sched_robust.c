@@ -1,0 +1,498 @@
+/*
+ * The scheduler's robustness (issue 9): each test names the defect it
+ * would catch if it came back. Where the defect is a race, the test is a
+ * stress test that counts, and its comment says what it catches and how
+ * often.
+ */
+#include <stdio.h>
+
+#include "kernel/atomic.h"
+#include "kernel/percpu.h"
+#include "kernel/preempt.h"
+#include "kernel/spinlock.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+#include "sched/chan.h"
+#include "sched/sched.h"
+#include "sched/sema.h"
+#include "sched/sync.h"
+#include "sched/timer.h"
+#include "tests/preempt_testutil.h"
+
+/* ---- spinners: Gs that never yield, one per P -------------------------- */
+
+static volatile uint32_t spin_running, spin_stop;
+static struct waitgroup spin_wg;
+
+static void spin_g(void *arg)
+{
+	(void)arg;
+	atomic_xadd32(&spin_running, 1);
+	while (!atomic_load32(&spin_stop))
+		spin_registers(SPIN_CHUNK / 16);
+	waitgroup_done(&spin_wg);
+}
+
+/* n spinners, and return once every one has started (this G gets a core
+ * back when a spinner's slice ends). */
+static void spinners_begin(uint32_t n)
+{
+	atomic_store32(&spin_running, 0);
+	atomic_store32(&spin_stop, 0);
+	waitgroup_add(&spin_wg, (int32_t)n);
+	for (uint32_t i = 0; i < n; i++)
+		go(spin_g, NULL);
+	while (atomic_load32(&spin_running) < n)
+		gosched();
+}
+
+static void spinners_end(void)
+{
+	atomic_store32(&spin_stop, 1);
+	waitgroup_wait(&spin_wg);
+}
+
+/* ---- 1: a G readied by a due timer runs at once ------------------------- */
+
+/*
+ * Every P busy with a spinner, one G sleeping 1 ms again and again. The
+ * tick preempts the sleeper's P's spinner for the timer (the spinner goes
+ * to the global queue); before the fix, every 61st schedtick the fairness
+ * pick then took that spinner back for a whole new slice while the woken
+ * G waited in runnext. With a long slice that wait is unmistakable:
+ * no wake-up may come half a slice late. 150 sleeps give about two
+ * fairness picks on the sleeper's P (one schedtick per sleep).
+ */
+#define WAKE_SLEEPS	150u
+#define WAKE_SLICE_NS	(500 * NSEC_PER_MSEC)
+
+static volatile uint64_t wake_late_max, wake_late_big, wake_late_sum;
+static struct waitgroup wake_wg;
+
+static void wake_sleeper(void *arg)
+{
+	(void)arg;
+	for (uint32_t i = 0; i < WAKE_SLEEPS; i++) {
+		uint64_t t0 = nanotime();
+		sleep_ns(NSEC_PER_MSEC);
+		uint64_t late = nanotime() - t0 - NSEC_PER_MSEC;
+		wake_late_sum += late;
+		if (late > wake_late_max)
+			wake_late_max = late;
+		if (late >= WAKE_SLICE_NS / 2)
+			wake_late_big++;
+	}
+	waitgroup_done(&wake_wg);
+}
+
+TEST(sched_timer_wakeup_is_not_held_a_slice_by_the_fairness_pick)
+{
+	uint32_t np = sched_nprocs();
+	wake_late_max = wake_late_big = wake_late_sum = 0;
+	spinners_begin(np);
+	uint64_t old = sched_set_slice(WAKE_SLICE_NS);
+	waitgroup_add(&wake_wg, 1);
+	go(wake_sleeper, NULL);
+	waitgroup_wait(&wake_wg);
+	sched_set_slice(old);
+	spinners_end();
+	printf("# %u sleeps of 1 ms beside %u spinners, slice %llu ms: mean "
+	       "%llu us late, worst %llu us, %llu half a slice late or more\n",
+	       WAKE_SLEEPS, np, (unsigned long long)(WAKE_SLICE_NS / NSEC_PER_MSEC),
+	       (unsigned long long)(wake_late_sum / WAKE_SLEEPS / NSEC_PER_USEC),
+	       (unsigned long long)(wake_late_max / NSEC_PER_USEC),
+	       (unsigned long long)wake_late_big);
+	EXPECT_EQ(wake_late_big, 0);
+}
+
+/* ---- 2: a cross-P timer_reset reaches a busy core ----------------------- */
+
+/*
+ * A spinner owns a timer set for the far future on its P; a G on another
+ * P resets it to 1 ms from now, again and again. The reset must reach
+ * the busy core (an IPI re-arms its tick). The race it guards (x86 lets
+ * timers_notify's load of the owner's deadline pass its store of when0
+ * while the owner's tick does the converse) has a window of a few
+ * instructions: this stress test counts resets that fired half a slice
+ * late, which it would see only now and then without the barriers; it
+ * catches for certain a notify that skips the IPI altogether.
+ */
+#define RESET_ROUNDS	200u
+#define RESET_SLICE_NS	(200 * NSEC_PER_MSEC)
+
+static struct timer reset_t;
+static volatile uint32_t reset_armed, reset_stop;
+static volatile uint64_t reset_fired_at;
+static struct waitgroup reset_wg;
+
+static void reset_fire(void *arg)
+{
+	(void)arg;
+	atomic_store64(&reset_fired_at, nanotime());
+}
+
+static void reset_owner(void *arg)
+{
+	(void)arg;
+	timer_init(&reset_t, reset_fire, NULL);
+	timer_start(&reset_t, nanotime() + 1000 * NSEC_PER_SEC);
+	atomic_store32(&reset_armed, 1);
+	while (!atomic_load32(&reset_stop))
+		spin_registers(SPIN_CHUNK / 16);
+	timer_stop(&reset_t);
+	waitgroup_done(&reset_wg);
+}
+
+TEST(sched_timer_reset_from_another_p_reaches_the_busy_core)
+{
+	uint32_t np = sched_nprocs();
+	if (np < 2) {
+		printf("# needs 2 Ps\n");
+		return;
+	}
+	uint64_t old = sched_set_slice(RESET_SLICE_NS);
+	reset_armed = reset_stop = 0;
+	waitgroup_add(&reset_wg, 1);
+	go(reset_owner, NULL);
+	while (!atomic_load32(&reset_armed))
+		sleep_ns(NSEC_PER_MSEC);
+	uint32_t late = 0;
+	uint64_t worst = 0;
+	for (uint32_t r = 0; r < RESET_ROUNDS; r++) {
+		atomic_store64(&reset_fired_at, 0);
+		uint64_t when = nanotime() + NSEC_PER_MSEC;
+		timer_reset(&reset_t, when);
+		while (atomic_load64(&reset_fired_at) == 0)
+			sleep_ns(100 * NSEC_PER_USEC);
+		uint64_t l = atomic_load64(&reset_fired_at) - when;
+		worst = l > worst ? l : worst;
+		late += l >= RESET_SLICE_NS / 2;
+		/* Back to the far future, on the owner's P, for the next. */
+		timer_reset(&reset_t, nanotime() + 1000 * NSEC_PER_SEC);
+	}
+	atomic_store32(&reset_stop, 1);
+	waitgroup_wait(&reset_wg);
+	sched_set_slice(old);
+	printf("# %u cross-P resets: worst %llu us late, %u half a slice late\n",
+	       RESET_ROUNDS, (unsigned long long)(worst / NSEC_PER_USEC), late);
+	EXPECT_EQ(late, 0);
+}
+
+/* ---- 3: a non-blocking receive racing a close (Go's TestNonblockRecvRace) */
+
+/*
+ * A buffered channel holding one value, a G doing a non-blocking receive
+ * on it while this G closes it: the channel is never empty-and-open, so
+ * "would block" is always wrong. Go's fast path loads "empty", then
+ * "closed", then "empty" again, each with acquire ordering; a plain load
+ * that arm64 lets pass the load of closed breaks it. Half the rounds use
+ * chan_tryrecv, half a select with a default case.
+ */
+#define NBRECV_ROUNDS	4000u
+
+static volatile uint32_t nbrecv_wouldblock;
+
+static void nbrecv_g(void *arg)
+{
+	void **a = arg;
+	chan_t c = a[0];
+	struct waitgroup *wg = a[1];
+	int v;
+	bool ok;
+	bool got;
+	if ((uintptr_t)a[2] & 1) {
+		struct select_case cs[] = { SELECT_RECV(c, &v) };
+		got = chan_select(cs, 1, true) == 0;
+	} else {
+		got = chan_tryrecv(c, &v, &ok);
+	}
+	if (!got)
+		atomic_xadd32(&nbrecv_wouldblock, 1);
+	waitgroup_done(wg);
+}
+
+TEST(chan_nonblocking_recv_racing_close_never_reports_would_block)
+{
+	nbrecv_wouldblock = 0;
+	for (uintptr_t i = 0; i < NBRECV_ROUNDS; i++) {
+		struct waitgroup wg = { 0 };
+		chan_t c = chan_make(sizeof(int), 1);
+		int one = 1, v;
+		chan_send(c, &one);
+		void *a[3] = { c, &wg, (void *)i };
+		waitgroup_add(&wg, 1);
+		go(nbrecv_g, a);
+		chan_close(c);
+		chan_recv(c, &v);	/* drain: either value or zero */
+		waitgroup_wait(&wg);
+		chan_free(c);
+	}
+	EXPECT_EQ(nbrecv_wouldblock, 0);
+}
+
+/* ---- 4 and 5: spinning Ms and the delicate dance ------------------------ */
+
+/*
+ * Rounds of short Gs that go through the global queue (gosched) while the
+ * other Ps go idle and wake: every round must end (a G left on the global
+ * queue with every P idle hangs the boot: item 4), and once the machine
+ * is idle no M may still be counted as spinning (a woken M that missed
+ * its spinning hand-off never decrements nmspinning, and wakep then
+ * never starts another: item 5). A stress test; the races have windows
+ * of a few instructions, so a boot catches them only now and then.
+ */
+#define DANCE_ROUNDS	1500u
+#define DANCE_GS	4u
+
+static struct waitgroup dance_wg;
+static volatile uint64_t dance_runs;
+
+static void dance_g(void *arg)
+{
+	uintptr_t k = (uintptr_t)arg;
+	for (uintptr_t i = 0; i <= k % 3; i++)
+		gosched();
+	atomic_xadd64(&dance_runs, 1);
+	waitgroup_done(&dance_wg);
+}
+
+TEST(sched_every_runnable_g_runs_and_spinning_ms_are_counted_back)
+{
+	dance_runs = 0;
+	for (uintptr_t r = 0; r < DANCE_ROUNDS; r++) {
+		waitgroup_add(&dance_wg, DANCE_GS);
+		for (uintptr_t k = 0; k < DANCE_GS; k++)
+			go(dance_g, (void *)(r + k));
+		waitgroup_wait(&dance_wg);
+		if (r % 100 == 0)
+			sleep_ns(200 * NSEC_PER_USEC);	/* let the Ms go idle */
+	}
+	ASSERT_EQ(dance_runs, (uint64_t)DANCE_ROUNDS * DANCE_GS);
+	/* Idle: this G runs, nobody else does; a spinner gives up within a
+	 * few steal passes. Look until it has, or for a long time. */
+	uint32_t nms = 0;
+	for (int i = 0; i < 1000; i++) {
+		nms = atomic_load32(&sched.nmspinning);
+		if (nms == 0)
+			break;
+		sleep_ns(NSEC_PER_MSEC);
+	}
+	EXPECT_EQ(nms, 0);
+}
+
+/* ---- 6: runqputslow on a small stack ------------------------------------ */
+
+/*
+ * A G on a 2 KiB stack starts more Gs than its P's run queue holds, so
+ * runqput spills half the queue to the global one from that G's stack
+ * (runqputslow). Its batch used to be a 1 KiB array there: the stack's
+ * canary was overwritten and the G died with a stack overflow. Every G
+ * must run exactly once.
+ */
+#define SPILL_GS	1500u
+
+static struct waitgroup spill_wg;
+static volatile uint64_t spill_ran;
+
+static void spill_child(void *arg)
+{
+	(void)arg;
+	atomic_xadd64(&spill_ran, 1);
+	waitgroup_done(&spill_wg);
+}
+
+static void spill_parent(void *arg)
+{
+	(void)arg;
+	for (uint32_t i = 0; i < SPILL_GS; i++)
+		go_stack(spill_child, NULL, G_STACK_SMALL);
+	waitgroup_done(&spill_wg);
+}
+
+TEST(sched_small_stack_g_spills_its_run_queue_without_overflowing)
+{
+	spill_ran = 0;
+	uint64_t glob0 = SUM_P(nglobget);
+	waitgroup_add(&spill_wg, SPILL_GS + 1);
+	go_stack(spill_parent, NULL, G_STACK_SMALL);
+	waitgroup_wait(&spill_wg);
+	printf("# %llu Gs taken from the global queue meanwhile\n",
+	       (unsigned long long)(SUM_P(nglobget) - glob0));
+	EXPECT_EQ(spill_ran, SPILL_GS);
+}
+
+/* ---- 7: semaphore hand-off where the releaser may not switch ------------ */
+
+/*
+ * semrelease1(handoff) yields to the waiter it readied (Go's goyield) --
+ * only where it may. From a timer callback (on g0) it used to panic in
+ * mcall ("mcall called on g0"), and under a spinlock in schedule ("a G
+ * switched out holding a spinlock?").
+ */
+static volatile uint32_t hs_sem, hs_parking;
+static volatile uint64_t hs_woke;
+static struct waitgroup hs_wg;
+
+static void hs_waiter(void *arg)
+{
+	(void)arg;
+	atomic_store32(&hs_parking, 1);
+	semacquire1(&hs_sem, false, waitReasonSemacquire);
+	atomic_xadd64(&hs_woke, 1);
+	waitgroup_done(&hs_wg);
+}
+
+static void hs_release_fn(void *arg)
+{
+	(void)arg;
+	semrelease1(&hs_sem, true);	/* on g0, in timers_run */
+}
+
+/* Start a waiter and give it time to park (it is then on the semaphore's
+ * queue; if it has not parked, the release is a plain increment and the
+ * test still passes, exercising less). */
+static void hs_start_waiter(void)
+{
+	hs_parking = 0;
+	waitgroup_add(&hs_wg, 1);
+	go(hs_waiter, NULL);
+	while (!atomic_load32(&hs_parking))
+		sleep_ns(100 * NSEC_PER_USEC);
+	sleep_ns(2 * NSEC_PER_MSEC);
+}
+
+TEST(sema_handoff_from_a_timer_callback_or_under_a_spinlock_does_not_yield)
+{
+	static struct spinlock l = SPINLOCK_INIT("hs");
+	struct timer t;
+	hs_woke = 0;
+
+	hs_start_waiter();
+	timer_init(&t, hs_release_fn, NULL);
+	timer_start(&t, nanotime() + NSEC_PER_MSEC);
+	waitgroup_wait(&hs_wg);
+
+	hs_start_waiter();
+	spin_lock(&l);
+	semrelease1(&hs_sem, true);
+	spin_unlock(&l);
+	waitgroup_wait(&hs_wg);
+	EXPECT_EQ(hs_woke, 2);
+}
+
+/* ---- 8: one idle core wakes for a timer, not all ------------------------ */
+
+/*
+ * This G sleeps while nothing else runs: every P is idle. One idle M
+ * keeps time; before, every idle core armed its timer for the same
+ * deadline and all of them woke (nprocs interrupts per sleep).
+ */
+#define IDLE_SLEEPS	20u
+
+TEST(sched_one_idle_core_wakes_per_timer)
+{
+	uint32_t np = sched_nprocs();
+	sleep_ns(5 * NSEC_PER_MSEC);	/* let the others settle idle */
+	uint64_t irq0 = 0, irq1 = 0;
+	for (unsigned i = 0; i < ncpus; i++)
+		irq0 += atomic_load64(&cpus[i].timer_irqs);
+	for (uint32_t i = 0; i < IDLE_SLEEPS; i++)
+		sleep_ns(5 * NSEC_PER_MSEC);
+	for (unsigned i = 0; i < ncpus; i++)
+		irq1 += atomic_load64(&cpus[i].timer_irqs);
+	uint64_t irqs = irq1 - irq0;
+	printf("# %u sleeps with %u Ps idle: %llu timer interrupts on %u cores\n",
+	       IDLE_SLEEPS, np, (unsigned long long)irqs, ncpus);
+	/* One per sleep, plus the few a wake-up's own core may take (the
+	 * tick it arms when the G runs); nprocs per sleep before. */
+	EXPECT_LE(irqs, IDLE_SLEEPS * 3 / 2 + 2);
+}
+
+/* ---- 9: a core lost with interrupts masked ------------------------------ */
+
+/*
+ * A G masks interrupts and spins for MASK_NS while Gs that slept on its
+ * P's timers wait. Their timers were fired only by that P's own tick (and
+ * by spinning Ms, if any), so before the fix they woke when the core came
+ * back: the whole machine looked hung. Now the idle time-keeper fires a
+ * busy P's overdue timers, and the watchdog names the G. Property: every
+ * sleeper woke while the core was lost, none waited for it to come back
+ * (half the masked time is the bound: the lost core's return is what
+ * they used to wait for), and the watchdog reported it.
+ */
+#define MASK_NS		(1500 * NSEC_PER_MSEC)
+#define MASK_SLEEPERS	3u
+#define MASK_SLEEP_NS	(5 * NSEC_PER_MSEC)
+
+static volatile uint32_t mask_on, mask_stop, mask_started;
+static volatile uint64_t mask_wakes_during[MASK_SLEEPERS], mask_gap_max[MASK_SLEEPERS];
+static struct waitgroup mask_wg;
+
+static void mask_sleeper(void *arg)
+{
+	uintptr_t k = (uintptr_t)arg;
+	atomic_xadd32(&mask_started, 1);
+	while (!atomic_load32(&mask_stop)) {
+		uint64_t t0 = nanotime();
+		sleep_ns(MASK_SLEEP_NS);
+		uint64_t gap = nanotime() - t0;
+		if (atomic_load32(&mask_on)) {
+			mask_wakes_during[k]++;
+			if (gap > mask_gap_max[k])
+				mask_gap_max[k] = gap;
+		}
+	}
+	waitgroup_done(&mask_wg);
+}
+
+static void mask_g(void *arg)
+{
+	(void)arg;
+	/* The sleepers start here, on this P, and sleep on its timers. */
+	for (uintptr_t k = 0; k < MASK_SLEEPERS; k++)
+		go(mask_sleeper, (void *)k);
+	while (atomic_load32(&mask_started) < MASK_SLEEPERS)
+		gosched();
+	sleep_ns(2 * MASK_SLEEP_NS);
+	unsigned long flags = arch_irq_save();
+	atomic_store32(&mask_on, 1);
+	uint64_t t0 = nanotime();
+	while (nanotime() - t0 < MASK_NS)
+		arch_cpu_relax();
+	atomic_store32(&mask_on, 0);
+	arch_irq_restore(flags);
+	waitgroup_done(&mask_wg);
+}
+
+TEST(sched_a_core_lost_with_interrupts_masked_stops_nobody_and_is_reported)
+{
+	uint32_t np = sched_nprocs();
+	if (np < 2) {
+		printf("# needs 2 Ps\n");
+		return;
+	}
+	uint64_t rep0 = sched_watchdog_reports();
+	mask_on = mask_stop = mask_started = 0;
+	for (uint32_t k = 0; k < MASK_SLEEPERS; k++)
+		mask_wakes_during[k] = mask_gap_max[k] = 0;
+	waitgroup_add(&mask_wg, 1 + MASK_SLEEPERS);
+	go(mask_g, NULL);
+	/* Wait for the masker (not on its P: this G sleeps). */
+	while (!atomic_load32(&mask_on))
+		sleep_ns(MASK_SLEEP_NS);
+	while (atomic_load32(&mask_on))
+		sleep_ns(MASK_SLEEP_NS);
+	atomic_store32(&mask_stop, 1);
+	waitgroup_wait(&mask_wg);
+	uint64_t reports = sched_watchdog_reports() - rep0;
+	for (uint32_t k = 0; k < MASK_SLEEPERS; k++) {
+		printf("# sleeper %u: %llu wake-ups while the core was lost, "
+		       "longest sleep %llu ms\n", k,
+		       (unsigned long long)mask_wakes_during[k],
+		       (unsigned long long)(mask_gap_max[k] / NSEC_PER_MSEC));
+		EXPECT_GE(mask_wakes_during[k], 1);
+		EXPECT_LT(mask_gap_max[k], MASK_NS / 2);
+	}
+	printf("# watchdog reports: %llu\n", (unsigned long long)reports);
+	EXPECT_GE(reports, 1);
+}
