@@ -283,16 +283,22 @@ TEST(sched_every_runnable_g_runs_and_spinning_ms_are_counted_back)
 /* ---- 6: runqputslow on a small stack ------------------------------------ */
 
 /*
- * A G on a 2 KiB stack starts more Gs than its P's run queue holds, so
- * runqput spills half the queue to the global one from that G's stack
- * (runqputslow). Its batch used to be a 1 KiB array there: the stack's
- * canary was overwritten and the G died with a stack overflow. Every G
- * must run exactly once.
+ * A G on a 2 KiB stack fills its P's run queue (the Gs it starts), then
+ * marks a WaitGroup done whose waiter is parked: waitgroup_done ->
+ * semrelease -> goready -> runqput finds the ring full and spills half of
+ * it to the global queue (runqputslow) on this G's stack. Its batch used
+ * to be a 1 KiB array there: the canary at the stack's bottom was
+ * overwritten and the G died with "stack overflow" at its next switch.
+ * Other Ps may steal from the ring meanwhile; the G tries until it saw
+ * the ring full at the done (and says how often it did). Every G must
+ * run exactly once.
  */
-#define SPILL_GS	1500u
+#define SPILL_TRIES	50u
 
-static struct waitgroup spill_wg;
+static struct waitgroup spill_wg, spill_waiter;
 static volatile uint64_t spill_ran;
+static volatile uint32_t spill_full;
+static uint64_t spill_spawned;
 
 static void spill_child(void *arg)
 {
@@ -301,24 +307,79 @@ static void spill_child(void *arg)
 	waitgroup_done(&spill_wg);
 }
 
+#define STACK_PAINT	0xa5a5a5a5a5a5a5a5ull
+static volatile uint64_t spill_depth;
+
+/* Paint this G's unused stack below the caller's frame, to measure later
+ * how deep it went (the canary's word is left alone). */
+static __attribute__((noinline)) void stack_paint(void)
+{
+	struct g *gp = getg();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 128;
+	for (uintptr_t a = gp->stack_lo + 8; a < sp; a += 8)
+		*(volatile uint64_t *)a = STACK_PAINT;
+}
+
+static uint64_t stack_depth_used(void)
+{
+	struct g *gp = getg();
+	uintptr_t a = gp->stack_lo + 8;
+	while (a < gp->stack_hi && *(volatile uint64_t *)a == STACK_PAINT)
+		a += 8;
+	return gp->stack_hi - a;
+}
+
 static void spill_parent(void *arg)
 {
 	(void)arg;
-	for (uint32_t i = 0; i < SPILL_GS; i++)
-		go_stack(spill_child, NULL, G_STACK_SMALL);
+	bool done = false;
+	stack_paint();
+	for (uint32_t t = 0; t < SPILL_TRIES && !done; t++) {
+		preempt_disable();	/* this P's queue, as its owner */
+		struct p *pp = sched_p(this_p_id());
+		for (uint32_t i = 0; i < 2 * RUNQ_SIZE; i++) {
+			if (pp->runqtail - atomic_load32(&pp->runqhead) == RUNQ_SIZE)
+				break;
+			waitgroup_add(&spill_wg, 1);
+			go_stack(spill_child, NULL, G_STACK_SMALL);
+			spill_spawned++;
+		}
+		if (pp->runqtail - atomic_load32(&pp->runqhead) == RUNQ_SIZE &&
+		    atomic_loaduintptr(&pp->runnext) != 0) {
+			spill_full++;
+			waitgroup_done(&spill_waiter);	/* readies the waiter */
+			spill_depth = stack_depth_used();
+			done = true;
+		}
+		preempt_enable();
+		if (!done)
+			gosched();	/* let the queue drain, try again */
+	}
+	if (!done)
+		waitgroup_done(&spill_waiter);
 	waitgroup_done(&spill_wg);
 }
 
 TEST(sched_small_stack_g_spills_its_run_queue_without_overflowing)
 {
 	spill_ran = 0;
-	uint64_t glob0 = SUM_P(nglobget);
-	waitgroup_add(&spill_wg, SPILL_GS + 1);
+	spill_full = 0;
+	spill_spawned = 0;
+	waitgroup_add(&spill_wg, 1);
+	waitgroup_add(&spill_waiter, 1);
 	go_stack(spill_parent, NULL, G_STACK_SMALL);
+	waitgroup_wait(&spill_waiter);
 	waitgroup_wait(&spill_wg);
-	printf("# %llu Gs taken from the global queue meanwhile\n",
-	       (unsigned long long)(SUM_P(nglobget) - glob0));
-	EXPECT_EQ(spill_ran, SPILL_GS);
+	printf("# %llu of %llu Gs ran; the ring was full at the done: %s; "
+	       "deepest stack use %llu of %u bytes\n",
+	       (unsigned long long)spill_ran, (unsigned long long)spill_spawned,
+	       spill_full ? "yes" : "no", (unsigned long long)spill_depth,
+	       G_STACK_SMALL);
+	EXPECT_EQ(spill_ran, spill_spawned);
+	/* The spill path must leave a small stack most of its room: it
+	 * took more than 1 KiB with the batch on the stack. */
+	if (spill_full)
+		EXPECT_LT(spill_depth, G_STACK_SMALL / 2);
 }
 
 /* ---- 7: semaphore hand-off where the releaser may not switch ------------ */
@@ -411,50 +472,56 @@ TEST(sched_one_idle_core_wakes_per_timer)
 /* ---- 9: a core lost with interrupts masked ------------------------------ */
 
 /*
- * A G masks interrupts and spins for MASK_NS while Gs that slept on its
- * P's timers wait. Their timers were fired only by that P's own tick (and
- * by spinning Ms, if any), so before the fix they woke when the core came
- * back: the whole machine looked hung. Now the idle time-keeper fires a
- * busy P's overdue timers, and the watchdog names the G. Property: every
- * sleeper woke while the core was lost, none waited for it to come back
- * (half the masked time is the bound: the lost core's return is what
- * they used to wait for), and the watchdog reported it.
+ * A G masks interrupts and spins for MASK_NS. Before it masks, it starts
+ * a timer on its own P, due MASK_TIMER_NS later, whose callback wakes Gs
+ * parked on semaphores: Gs asleep on the lost core's timers. Those timers
+ * were fired only by that P's own tick (or a spinning M), so before the
+ * fix the Gs woke when the core came back, and a machine whose other Gs
+ * all slept looked hung. Now the idle time-keeper fires a busy P's
+ * overdue timers, and the watchdog names the G. Properties: every parked
+ * G woke while the core was still lost, no later than half the masked
+ * time after its deadline (its return is what they used to wait for),
+ * and the watchdog reported the core. Nothing else runs meanwhile (this
+ * G waits on a WaitGroup, not by sleeping): a spinning M's steal pass
+ * would fire the timer too, and hide the defect.
  */
 #define MASK_NS		(1500 * NSEC_PER_MSEC)
-#define MASK_SLEEPERS	3u
+#define MASK_TIMER_NS	(5 * NSEC_PER_MSEC)
+#define MASK_WAITERS	3u
 #define MASK_SLEEP_NS	(5 * NSEC_PER_MSEC)
 
-static volatile uint32_t mask_on, mask_stop, mask_started;
-static volatile uint64_t mask_wakes_during[MASK_SLEEPERS], mask_gap_max[MASK_SLEEPERS];
+static volatile uint32_t mask_on;
+static volatile uint32_t mask_sem[MASK_WAITERS];
+static volatile uint64_t mask_when, mask_woke_at[MASK_WAITERS];
+static volatile uint32_t mask_woke_during[MASK_WAITERS];
 static struct waitgroup mask_wg;
+static struct timer mask_t;
 
-static void mask_sleeper(void *arg)
+static void mask_fire(void *arg)
+{
+	(void)arg;
+	for (uint32_t k = 0; k < MASK_WAITERS; k++)
+		semrelease(&mask_sem[k]);
+}
+
+static void mask_waiter(void *arg)
 {
 	uintptr_t k = (uintptr_t)arg;
-	atomic_xadd32(&mask_started, 1);
-	while (!atomic_load32(&mask_stop)) {
-		uint64_t t0 = nanotime();
-		sleep_ns(MASK_SLEEP_NS);
-		uint64_t gap = nanotime() - t0;
-		if (atomic_load32(&mask_on)) {
-			mask_wakes_during[k]++;
-			if (gap > mask_gap_max[k])
-				mask_gap_max[k] = gap;
-		}
-	}
+	semacquire(&mask_sem[k]);
+	mask_woke_at[k] = nanotime();
+	mask_woke_during[k] = atomic_load32(&mask_on);
 	waitgroup_done(&mask_wg);
 }
 
 static void mask_g(void *arg)
 {
 	(void)arg;
-	/* The sleepers start here, on this P, and sleep on its timers. */
-	for (uintptr_t k = 0; k < MASK_SLEEPERS; k++)
-		go(mask_sleeper, (void *)k);
-	while (atomic_load32(&mask_started) < MASK_SLEEPERS)
-		gosched();
-	sleep_ns(2 * MASK_SLEEP_NS);
+	preempt_disable();	/* the timer goes on the P this core keeps */
+	mask_when = nanotime() + MASK_TIMER_NS;
+	timer_init(&mask_t, mask_fire, NULL);
+	timer_start(&mask_t, mask_when);
 	unsigned long flags = arch_irq_save();
+	preempt_enable();	/* masked: nothing switches us now */
 	atomic_store32(&mask_on, 1);
 	uint64_t t0 = nanotime();
 	while (nanotime() - t0 < MASK_NS)
@@ -472,26 +539,25 @@ TEST(sched_a_core_lost_with_interrupts_masked_stops_nobody_and_is_reported)
 		return;
 	}
 	uint64_t rep0 = sched_watchdog_reports();
-	mask_on = mask_stop = mask_started = 0;
-	for (uint32_t k = 0; k < MASK_SLEEPERS; k++)
-		mask_wakes_during[k] = mask_gap_max[k] = 0;
-	waitgroup_add(&mask_wg, 1 + MASK_SLEEPERS);
+	mask_on = 0;
+	waitgroup_add(&mask_wg, 1 + MASK_WAITERS);
+	for (uintptr_t k = 0; k < MASK_WAITERS; k++) {
+		mask_sem[k] = 0;
+		mask_woke_at[k] = mask_woke_during[k] = 0;
+		go(mask_waiter, (void *)k);
+	}
+	sleep_ns(MASK_SLEEP_NS);	/* let them park */
 	go(mask_g, NULL);
-	/* Wait for the masker (not on its P: this G sleeps). */
-	while (!atomic_load32(&mask_on))
-		sleep_ns(MASK_SLEEP_NS);
-	while (atomic_load32(&mask_on))
-		sleep_ns(MASK_SLEEP_NS);
-	atomic_store32(&mask_stop, 1);
 	waitgroup_wait(&mask_wg);
 	uint64_t reports = sched_watchdog_reports() - rep0;
-	for (uint32_t k = 0; k < MASK_SLEEPERS; k++) {
-		printf("# sleeper %u: %llu wake-ups while the core was lost, "
-		       "longest sleep %llu ms\n", k,
-		       (unsigned long long)mask_wakes_during[k],
-		       (unsigned long long)(mask_gap_max[k] / NSEC_PER_MSEC));
-		EXPECT_GE(mask_wakes_during[k], 1);
-		EXPECT_LT(mask_gap_max[k], MASK_NS / 2);
+	for (uint32_t k = 0; k < MASK_WAITERS; k++) {
+		uint64_t late = mask_woke_at[k] - mask_when;
+		printf("# waiter %u: woke %llu ms after the lost core's timer was "
+		       "due, %s\n", k, (unsigned long long)(late / NSEC_PER_MSEC),
+		       mask_woke_during[k] ? "while the core was lost" :
+					     "after the core came back");
+		EXPECT_EQ(mask_woke_during[k], 1);
+		EXPECT_LT(late, MASK_NS / 2);
 	}
 	printf("# watchdog reports: %llu\n", (unsigned long long)reports);
 	EXPECT_GE(reports, 1);
