@@ -511,6 +511,23 @@ static void stopm(void)
 	acquirep(pp);
 }
 
+/*
+ * A busy P's earliest timer became `when` (Go's wakeNetPoller: the poller
+ * learns of every new earliest timer). The time-keeper covers it at
+ * when + TIMER_OVERDUE_NS; wake it if it sleeps past that. Lock-free: a
+ * keeper that is just changing recomputes anyway, and a stuck core's
+ * timers are caught by the watchdog's path if this misses.
+ */
+void timers_notify_keeper(uint64_t when)
+{
+	struct m *tm = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&sched.timerm);
+	if (!tm || tm == getm())
+		return;
+	uint64_t d = atomic_load64(&tm->cpu->timer_deadline_ns);
+	if (d == 0 || when + TIMER_OVERDUE_NS < d)
+		ipi_send(tm->cpu->id, IPI_WAKE);
+}
+
 /* An idle P's earliest timer became `when` (timers_notify, timer.c). */
 void timers_notify_idle_locked(uint64_t when)
 {
@@ -678,6 +695,8 @@ top:
 	timers_run_stalled(now);
 	bool timer_readied = timers_run(pp, now) != 0 &&
 			     atomic_loaduintptr(&pp->runnext) != 0;
+	if (timer_readied)
+		pp->timerg = atomic_loaduintptr(&pp->runnext);
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
 	if (netpoll_pending() && netpoll_overdue(nanotime())) {
@@ -875,6 +894,12 @@ void execute(struct g *gp, bool inherit_time)
 	pp->runwhen = now;
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
+	/* A G a due timer readied into runnext in this round must run
+	 * before any other G starts here (unless a thief took it). */
+	if (pp->timerg && pp->timerg != (uintptr_t)gp &&
+	    atomic_loaduintptr(&pp->runnext) == pp->timerg)
+		pp->ntimerbypass++;
+	pp->timerg = 0;
 	tick_arm_for_slice(pp);
 	traceGoStart(gp, inherit_time);
 	gogo(&gp->sched);

@@ -158,6 +158,10 @@ struct p {
 	 * writes, store-release; the printing core reads). */
 	uint64_t fphash;
 	uint64_t fpevents[3];		/* by enum schedfp_event */
+	/* A G that a due timer readied into runnext (findrunnable), and how
+	 * often another G started on this P before it (issue 9's tail). */
+	uintptr_t timerg;
+	uint64_t ntimerbypass;
 } __cacheline_aligned;
 
 struct schedt {

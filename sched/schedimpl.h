@@ -34,6 +34,9 @@ uint32_t cheaprand(void);
 /* An idle P's earliest timer became `when`: wake the idle M that keeps
  * time if it would sleep past it. Caller holds sched.lock. */
 void timers_notify_idle_locked(uint64_t when);
+/* A busy P's earliest timer became `when`: the idle time-keeper, which
+ * fires it if its own core does not (a stuck core), learns of it. */
+void timers_notify_keeper(uint64_t when);
 
 /* status changes: a CAS, so that a double goready or a stale status is
  * caught at once instead of corrupting a run queue. */

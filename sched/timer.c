@@ -134,6 +134,7 @@ static void timers_notify(struct p *pp, uint64_t when)
 	if (mp->p == pp) {
 		if (me->timer_deadline_ns == 0 || when < me->timer_deadline_ns)
 			timer_set_deadline(when);
+		timers_notify_keeper(when);
 		return;
 	}
 	/*
@@ -151,6 +152,7 @@ static void timers_notify(struct p *pp, uint64_t when)
 		uint64_t d = atomic_load64(&owner->cpu->timer_deadline_ns);
 		if (d == 0 || when < d)
 			ipi_send(owner->cpu->id, IPI_WAKE);
+		timers_notify_keeper(when);
 		return;
 	}
 	/* pp is idle: its timers are the idle time-keeper's (proc.c). */

@@ -59,14 +59,17 @@ static void spinners_end(void)
  * tick preempts the sleeper's P's spinner for the timer (the spinner goes
  * to the global queue); before the fix, every 61st schedtick the fairness
  * pick then took that spinner back for a whole new slice while the woken
- * G waited in runnext. With a long slice that wait is unmistakable:
- * no wake-up may come half a slice late. 150 sleeps give about two
- * fairness picks on the sleeper's P (one schedtick per sleep).
+ * G waited in runnext. The scheduler counts exactly that (struct p's
+ * ntimerbypass: another G started on a P while the G a due timer had just
+ * readied waited in its runnext), and it must not happen. 150 sleeps give
+ * about two fairness picks on the sleeper's P (one schedtick per sleep).
+ * The lateness is printed, not asserted: under QEMU's round-robin TCG (more
+ * vCPUs than host cores) a spinning vCPU keeps the emulator for up to
+ * 100 ms, and the sleeper's core cannot take its timer meanwhile.
  */
 #define WAKE_SLEEPS	150u
-#define WAKE_SLICE_NS	(500 * NSEC_PER_MSEC)
 
-static volatile uint64_t wake_late_max, wake_late_big, wake_late_sum;
+static volatile uint64_t wake_late_max, wake_late_sum;
 static struct waitgroup wake_wg;
 
 static void wake_sleeper(void *arg)
@@ -79,8 +82,6 @@ static void wake_sleeper(void *arg)
 		wake_late_sum += late;
 		if (late > wake_late_max)
 			wake_late_max = late;
-		if (late >= WAKE_SLICE_NS / 2)
-			wake_late_big++;
 	}
 	waitgroup_done(&wake_wg);
 }
@@ -88,21 +89,23 @@ static void wake_sleeper(void *arg)
 TEST(sched_timer_wakeup_is_not_held_a_slice_by_the_fairness_pick)
 {
 	uint32_t np = sched_nprocs();
-	wake_late_max = wake_late_big = wake_late_sum = 0;
+	wake_late_max = wake_late_sum = 0;
 	spinners_begin(np);
-	uint64_t old = sched_set_slice(WAKE_SLICE_NS);
+	uint64_t by0 = SUM_P(ntimerbypass), glob0 = SUM_P(nglobget);
 	waitgroup_add(&wake_wg, 1);
 	go(wake_sleeper, NULL);
 	waitgroup_wait(&wake_wg);
-	sched_set_slice(old);
+	uint64_t bypass = SUM_P(ntimerbypass) - by0;
+	uint64_t glob = SUM_P(nglobget) - glob0;
 	spinners_end();
-	printf("# %u sleeps of 1 ms beside %u spinners, slice %llu ms: mean "
-	       "%llu us late, worst %llu us, %llu half a slice late or more\n",
-	       WAKE_SLEEPS, np, (unsigned long long)(WAKE_SLICE_NS / NSEC_PER_MSEC),
+	printf("# %u sleeps of 1 ms beside %u spinners: mean %llu us late, worst "
+	       "%llu us; %llu Gs from the global queue; a timer's G passed over "
+	       "%llu times\n", WAKE_SLEEPS, np,
 	       (unsigned long long)(wake_late_sum / WAKE_SLEEPS / NSEC_PER_USEC),
 	       (unsigned long long)(wake_late_max / NSEC_PER_USEC),
-	       (unsigned long long)wake_late_big);
-	EXPECT_EQ(wake_late_big, 0);
+	       (unsigned long long)glob, (unsigned long long)bypass);
+	EXPECT_GE(glob, WAKE_SLEEPS / 2);	/* the scenario happened */
+	EXPECT_EQ(bypass, 0);
 }
 
 /* ---- 2: a cross-P timer_reset reaches a busy core ----------------------- */
@@ -115,10 +118,13 @@ TEST(sched_timer_wakeup_is_not_held_a_slice_by_the_fairness_pick)
  * while the owner's tick does the converse) has a window of a few
  * instructions: this stress test counts resets that fired half a slice
  * late, which it would see only now and then without the barriers; it
- * catches for certain a notify that skips the IPI altogether.
+ * catches for certain a notify that skips the IPI altogether, when no P
+ * is idle (an idle time-keeper fires a busy P's timer 1 ms late as a
+ * backup). The slice is long because under round-robin TCG a spinning
+ * vCPU keeps the emulator for up to 100 ms at a time.
  */
 #define RESET_ROUNDS	200u
-#define RESET_SLICE_NS	(200 * NSEC_PER_MSEC)
+#define RESET_SLICE_NS	(2000 * NSEC_PER_MSEC)
 
 static struct timer reset_t;
 static volatile uint32_t reset_armed, reset_stop;
@@ -269,14 +275,13 @@ TEST(sched_every_runnable_g_runs_and_spinning_ms_are_counted_back)
 	}
 	ASSERT_EQ(dance_runs, (uint64_t)DANCE_ROUNDS * DANCE_GS);
 	/* Idle: this G runs, nobody else does; a spinner gives up within a
-	 * few steal passes. Look until it has, or for a long time. */
+	 * few steal passes. Look, busy, until it has (sleeping or yielding
+	 * would wake a new spinner each time: wakep), or for 10 s. */
 	uint32_t nms = 0;
-	for (int i = 0; i < 1000; i++) {
-		nms = atomic_load32(&sched.nmspinning);
-		if (nms == 0)
-			break;
-		sleep_ns(NSEC_PER_MSEC);
-	}
+	uint64_t t0 = nanotime();
+	while ((nms = atomic_load32(&sched.nmspinning)) != 0 &&
+	       nanotime() - t0 < 10 * NSEC_PER_SEC)
+		arch_cpu_relax();
 	EXPECT_EQ(nms, 0);
 }
 
