@@ -162,12 +162,15 @@ static void stop_fire(void *arg)
 
 /* Stops the odd timers from another G, while the even ones fire. */
 static volatile uint64_t stopper_done, stopper_ok;
+static bool stop_ret[NSTOP];
 static void stopper(void *arg)
 {
 	(void)arg;
 	uint64_t ok = 0;
-	for (uint32_t i = 1; i < NSTOP; i += 2)
-		ok += timer_stop(&stop_t[i]);
+	for (uint32_t i = 1; i < NSTOP; i += 2) {
+		stop_ret[i] = timer_stop(&stop_t[i]);
+		ok += stop_ret[i];
+	}
 	atomic_store64(&stopper_ok, ok);
 	atomic_xadd64(&stopper_done, 1);
 }
@@ -178,21 +181,33 @@ TEST(timer_stopped_timers_never_fire)
 	memset((void *)stop_fired, 0, sizeof stop_fired);
 	atomic_store64(&stop_count, 0);
 	atomic_store64(&stopper_done, 0);
-	uint64_t base = nanotime() + 20 * NSEC_PER_MSEC;
+	/*
+	 * The property: a timer that timer_stop stopped (true) never fires,
+	 * and one it found gone (false) fired exactly once. The stopper
+	 * races the firing on purpose; under a loaded emulator it may come
+	 * after some odd deadlines (a 20 ms start left 38 of 500 to fire at
+	 * arm smp 8), so the count it stopped is what was measured, not
+	 * NSTOP / 2. The 100 ms start lets it stop most of them.
+	 */
+	uint64_t base = nanotime() + 100 * NSEC_PER_MSEC;
 	for (uintptr_t i = 0; i < NSTOP; i++) {
+		stop_ret[i] = false;
 		timer_init(&stop_t[i], stop_fire, (void *)i);
 		timer_start(&stop_t[i], base + rng() % (20 * NSEC_PER_MSEC));
 	}
 	go(stopper, NULL);
-	ASSERT_EQ(sleep_until_count(&stopper_done, 1, NSEC_PER_SEC), 1);
-	EXPECT_EQ(stopper_ok, NSTOP / 2);
-	ASSERT_EQ(sleep_until_count(&stop_count, NSTOP / 2, 5 * NSEC_PER_SEC), NSTOP / 2);
+	ASSERT_EQ(sleep_until_count(&stopper_done, 1, 5 * NSEC_PER_SEC), 1);
+	uint64_t ok = stopper_ok, expect = NSTOP - ok;
+	printf("# the stopper stopped %llu of %u odd timers before they fired\n",
+	       (unsigned long long)ok, NSTOP / 2);
+	EXPECT_GE(ok, 1);
+	ASSERT_EQ(sleep_until_count(&stop_count, expect, 5 * NSEC_PER_SEC), expect);
 	sleep_ns(30 * NSEC_PER_MSEC);
 	unsigned wrong = 0;
 	for (uint32_t i = 0; i < NSTOP; i++)
-		wrong += stop_fired[i] != (i % 2 == 0 ? 1u : 0u);
+		wrong += stop_fired[i] != (i % 2 == 0 || !stop_ret[i] ? 1u : 0u);
 	EXPECT_EQ(wrong, 0);
-	EXPECT_EQ(stop_count, NSTOP / 2);
+	EXPECT_EQ(stop_count, expect);
 	/* Stopping a fired or stopped timer says it was not pending. */
 	EXPECT(!timer_stop(&stop_t[0]));
 	EXPECT(!timer_stop(&stop_t[1]));
