@@ -525,12 +525,15 @@ static void mask_g(void *arg)
 {
 	(void)arg;
 	preempt_disable();	/* the timer goes on the P this core keeps */
+	/* "Lost" from before the timer starts: under round-robin TCG this
+	 * vCPU may stall past the deadline before it masks, and another
+	 * core then rightly fires the timer. */
+	atomic_store32(&mask_on, 1);
 	mask_when = nanotime() + MASK_TIMER_NS;
 	timer_init(&mask_t, mask_fire, NULL);
 	timer_start(&mask_t, mask_when);
 	unsigned long flags = arch_irq_save();
 	preempt_enable();	/* masked: nothing switches us now */
-	atomic_store32(&mask_on, 1);
 	uint64_t t0 = nanotime();
 	while (nanotime() - t0 < MASK_NS)
 		arch_cpu_relax();
