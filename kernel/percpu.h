@@ -43,8 +43,13 @@ struct cpu {
 	/* This core's timer (kernel/time.c): the deadline the kernel asked
 	 * for (ns since boot, 0 = none), and a forced periodic rate that
 	 * overrides it (tests of the timer itself; 0 = off). */
-	uint64_t timer_deadline_ns;
+	volatile uint64_t timer_deadline_ns;	/* read by other cores */
 	uint64_t timer_period_ns;
+	/* The last timer interrupt here, and where it found the core; read
+	 * by the scheduler's watchdog on other cores (sched/proc.c). */
+	volatile uint64_t last_tick_ns;
+	uintptr_t last_tick_pc;
+	volatile uint64_t watchdog_reported;	/* last_tick_ns already reported */
 
 	/* IPI mailbox: bits set by other cores (atomic_or32), cleared here. */
 	volatile uint32_t ipi_pending;

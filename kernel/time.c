@@ -10,6 +10,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
+#include "kernel/trap.h"
 
 static uint64_t counter_hz;
 static uint64_t boot_counter;
@@ -91,7 +92,8 @@ void timer_set_deadline(uint64_t deadline_ns)
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 
-	c->timer_deadline_ns = deadline_ns;
+	/* store-release; read by timers_notify on other cores. */
+	atomic_store64(&c->timer_deadline_ns, deadline_ns);
 	if (!c->timer_period_ns) {
 		uint64_t at = 0;
 		if (deadline_ns) {
@@ -133,7 +135,19 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	struct cpu *c = this_cpu();
 
 	c->timer_irqs++;
-	c->timer_deadline_ns = 0;	/* one-shot: consumed */
+	atomic_store64(&c->last_tick_ns, nanotime());	/* the watchdog's */
+	c->last_tick_pc = arch_frame_pc(tf);
+	/*
+	 * One-shot: consumed. Then a full barrier (StoreLoad) before the
+	 * scheduler's tick reads its P's timers (when0). It pairs with the
+	 * one in timers_notify (sched/timer.c), which stores a new when0 and
+	 * then reads this deadline to decide whether to send an IPI: with a
+	 * barrier on both sides, either that reader sees 0 here (and sends
+	 * the IPI) or the tick below sees the new when0. Without it x86 may
+	 * let the load pass the store and both miss.
+	 */
+	atomic_store64(&c->timer_deadline_ns, 0);
+	smp_mb();
 	if (c->timer_period_ns)
 		timer_arm_after(c->timer_period_ns);
 	if (sched_tick_hook)

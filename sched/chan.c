@@ -260,11 +260,17 @@ static void unlock_chan(void *arg)
 
 /* ---- send ------------------------------------------------------------- */
 
-/* Would a send block now? Go's full(); the lock-free read is a snapshot. */
+/*
+ * Would a send block now? Go's full(); the lock-free read is a snapshot.
+ * load-acquire, as Go's atomic.Loadp: the fast paths read closed after
+ * this, and that load must not be satisfied before this one (arm64
+ * reorders plain loads), or "open" and "full/empty" would not have been
+ * true at one instant.
+ */
 static bool chan_full(struct hchan *c)
 {
 	if (c->dataqsiz == 0)
-		return *(struct sudog *volatile *)&c->recvq.first == NULL;
+		return atomic_loaduintptr((volatile uintptr_t *)&c->recvq.first) == 0;
 	return atomic_load32(&c->qcount) == c->dataqsiz;
 }
 
@@ -330,10 +336,11 @@ bool chan_trysend(chan_t c, const void *elem)
 
 /* ---- receive ---------------------------------------------------------- */
 
+/* Would a receive block now? Go's empty(); load-acquire as in chan_full. */
 static bool chan_empty(struct hchan *c)
 {
 	if (c->dataqsiz == 0)
-		return *(struct sudog *volatile *)&c->sendq.first == NULL;
+		return atomic_loaduintptr((volatile uintptr_t *)&c->sendq.first) == 0;
 	return atomic_load32(&c->qcount) == 0;
 }
 

@@ -8,6 +8,7 @@
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "kernel/spinlock.h"
+#include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
@@ -73,18 +74,60 @@ void goready(struct g *gp)
 	preempt_enable();
 }
 
-/* gosched: to the global queue (Go's goschedImpl), so that the G lets
- * every P's work go first rather than just its own P's. */
-static void gosched_m(struct g *gp)
+/*
+ * goschedImpl: gp goes to the global queue, behind everything else, so
+ * that it lets every P's work go first rather than just its own P's.
+ * Go's gosched_m is goschedImpl(gp, false) and gopreempt_m (the tick's
+ * preemption, sched/preempt.c) goschedImpl(gp, true).
+ *
+ * Preempted: Gs that devices readied run next on this P (Go's sysmon
+ * injects them when nobody polled for 10 ms; gmk has no sysmon, and the
+ * preemption is the tick's, sysmon's retake, or netpoll_kick's, which
+ * took the core for exactly these Gs). Without this, Ps kept busy by
+ * CPU-bound Gs would take those Gs back from the global queue before
+ * ever reaching findrunnable's netpoll step. (The preemption's trace
+ * event is emitted by its callers, which know whether it was async.)
+ */
+void goschedImpl(struct g *gp, bool preempted)
 {
-	traceGoSched(gp);
+	if (preempted)
+		schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
+	else
+		traceGoSched(gp);
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	spin_lock(&sched.lock);
 	globrunqput(gp);
 	spin_unlock(&sched.lock);
+	if (preempted && netpoll_pending()) {
+		struct gqueue q = { 0 };
+		netpoll(&q);
+		injectglist(getm()->p, &q, true);
+	}
 	wakep();
 	schedule();
+}
+
+static void gosched_m(struct g *gp)
+{
+	goschedImpl(gp, false);
+}
+
+/* goyield_m: like gosched_m, but gp goes to the tail of this P's own
+ * queue (Go's goyield, for semrelease's direct hand-off: the waiter in
+ * runnext runs at once, and the yielder soon after on the same P). */
+static void goyield_m(struct g *gp)
+{
+	struct p *pp = getm()->p;
+	casgstatus(gp, _Grunning, _Grunnable);
+	dropg();
+	runqput(pp, gp, false);
+	schedule();
+}
+
+void goyield(void)
+{
+	mcall(goyield_m);
 }
 
 void gosched(void)

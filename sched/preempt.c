@@ -63,30 +63,12 @@ uint64_t sched_set_slice(uint64_t ns)
 	return atomic_xchg64(&slice_override_ns, ns);
 }
 
-/* Go's gopreempt_m / goschedImpl: the preempted G goes to the global
- * queue, behind everything else, so that every P's work gets a turn.
- *
- * Gs that devices readied run next on this P (Go's sysmon injects them
- * when nobody polled for 10 ms; gmk has no sysmon, and the preemption is
- * the tick's, sysmon's retake, or netpoll_kick's, which took the core
- * for exactly these Gs). Without this, Ps kept busy by CPU-bound Gs
- * would take those Gs back from the global queue before ever reaching
- * findrunnable's netpoll step. */
+/* Go's gopreempt_m: the preempted G goes to the global queue, behind
+ * everything else, so that every P's work gets a turn (and Gs that
+ * devices readied run next: see goschedImpl, park.c). */
 static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 {
-	schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
-	casgstatus(gp, _Grunning, _Grunnable);
-	dropg();
-	spin_lock(&sched.lock);
-	globrunqput(gp);
-	spin_unlock(&sched.lock);
-	if (netpoll_pending()) {
-		struct gqueue q = { 0 };
-		netpoll(&q);
-		injectglist(getm()->p, &q, true);
-	}
-	wakep();
-	schedule();
+	goschedImpl(gp, true);
 }
 
 /* On g0 after arch_irq_leave_to: the G's context is in its frame copy. */
@@ -159,9 +141,16 @@ static void tick(struct trapframe *tf)
 	uint64_t slice = sched_slice_ns();
 	struct g *gp = mp->curg;
 	if (!gp || arch_getg() != gp) {
-		/* The scheduler is running on g0; the G it starts gets the
-		 * slice from about now. */
-		timer_set_deadline(now + slice);
+		/* The scheduler is running on g0 (curg may be set: in an
+		 * mcall); the G it starts gets the slice from about now, and
+		 * execute arms it. Until then, the P's timers still count: a
+		 * deadline of now + slice alone would let one due in between
+		 * wait a whole slice. */
+		uint64_t next = now + slice;
+		uint64_t w = timers_when0(pp);
+		if (w && w < next)
+			next = w > now ? w : now + PREEMPT_RETRY_NS;
+		timer_set_deadline(next);
 		return;
 	}
 	/* A G that overflowed its stack and spins never reaches a switch:

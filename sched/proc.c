@@ -132,13 +132,30 @@ static void mput(struct m *mp)
 	checkdead();
 }
 
+/* mp leaves sched.midle: if it kept time for the idle Ps, the next idle
+ * M takes over (it recomputes in stopm when the IPI wakes it). */
+static void m_leftidle_locked(struct m *mp)
+{
+	if (sched.timerm != mp)
+		return;
+	sched.timerm = NULL;
+	if (sched.midle)
+		ipi_send(sched.midle->cpu->id, IPI_WAKE);
+}
+
+/* mget: an idle M, preferring one that does not keep time (taking the
+ * time-keeper costs a hand-over IPI). */
 static struct m *mget(void)
 {
-	struct m *mp = sched.midle;
+	struct m **it = &sched.midle;
+	if (*it && *it == sched.timerm && (*it)->schedlink)
+		it = &(*it)->schedlink;
+	struct m *mp = *it;
 	if (mp) {
-		sched.midle = mp->schedlink;
+		*it = mp->schedlink;
 		mp->schedlink = NULL;
 		sched.nmidle--;
+		m_leftidle_locked(mp);
 	}
 	return mp;
 }
@@ -150,6 +167,7 @@ static void mremove(struct m *mp)
 			*it = mp->schedlink;
 			mp->schedlink = NULL;
 			sched.nmidle--;
+			m_leftidle_locked(mp);
 			return;
 		}
 	panic("mremove: M%u is not idle", mp->id);
@@ -164,6 +182,11 @@ static void pidleput(struct p *pp)
 	sched.pidle = pp;
 	atomic_store32(&sched.npidle, sched.npidle + 1);	/* release */
 	pp->nidle++;
+	/* Its timers were its own core's to watch; now they are the idle
+	 * time-keeper's, which may be halted with a later deadline. */
+	uint64_t w = timers_when0(pp);
+	if (w)
+		timers_notify_idle_locked(w);
 }
 
 /* Take the idle P pp off the idle list, if it is on it. */
@@ -222,32 +245,158 @@ static struct p *releasep(void)
 	return pp;
 }
 
+/* ---- the watchdog ---------------------------------------------------- */
+
+/*
+ * A core that runs a G takes its tick at least once a slice (execute and
+ * the tick arm it). One that has not for WATCHDOG_NS (or 4 slices, if
+ * `slice=` is longer) is stuck with interrupts masked: a G spinning in a
+ * masked section, or a hung device access. The watchdog names it on the
+ * console, once per stall, and from then on other cores fire that P's
+ * timers (findrunnable, stopm), so that Gs asleep on them still wake.
+ *
+ * Not fatal: the rest of the machine goes on without that core (this is
+ * what the report is for), and a G may mask interrupts for long on
+ * purpose (polling a device). A stall that ends is reported as well.
+ */
+#define WATCHDOG_NS		(1 * NSEC_PER_SEC)
+/* How often a busy core's scheduler looks (it runs the check at most this
+ * often; the idle time-keeper wakes for it by its own deadline). */
+#define WATCHDOG_PERIOD_NS	(100 * NSEC_PER_MSEC)
+/*
+ * A busy P's timer that its own core has not fired this long after its
+ * deadline is fired by the idle time-keeper instead (its core is stuck,
+ * or just late). The owner gets the first chance: it is about to switch
+ * for it anyway (preempt.c), and the idle M wakes only as a backup.
+ */
+#define TIMER_OVERDUE_NS	(1 * NSEC_PER_MSEC)
+
+static uint64_t watchdog_ns(void)
+{
+	uint64_t s4 = 4 * sched_slice_ns();
+	return s4 > WATCHDOG_NS ? s4 : WATCHDOG_NS;
+}
+
+/* The core running pp, if it runs a G on it; the time since which it
+ * should have ticked. */
+static struct cpu *p_running_core(struct p *pp, uint64_t *since)
+{
+	struct m *mp = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&pp->m);
+	if (!mp || atomic_load32(&pp->status) != _Prunning ||
+	    !atomic_loaduintptr((volatile uintptr_t *)&mp->curg))
+		return NULL;
+	struct cpu *c = mp->cpu;
+	uint64_t t = atomic_load64(&c->last_tick_ns);
+	uint64_t r = atomic_load64(&pp->runwhen);
+	*since = t > r ? t : r;
+	return c;
+}
+
+/* Is the core running pp known to be stuck (reported, not ticked since)? */
+static bool p_stalled(struct p *pp)
+{
+	uint64_t since;
+	struct cpu *c = p_running_core(pp, &since);
+	return c && atomic_load64(&c->watchdog_reported) == atomic_load64(&c->last_tick_ns) &&
+	       c->watchdog_reported != 0;
+}
+
+/* The watchdog check, on g0. Returns the next time it should look. */
+static uint64_t watchdog_check(uint64_t now)
+{
+	uint64_t limit = watchdog_ns(), next = 0;
+	uint32_t nstalled = 0;
+	atomic_store64(&sched.watchdog_last, now);
+	for (uint32_t i = 0; i < sched.nprocs; i++) {
+		struct p *pp = allp[i];
+		uint64_t since;
+		struct cpu *c = p_running_core(pp, &since);
+		if (!c || c == this_cpu())
+			continue;
+		uint64_t tick = atomic_load64(&c->last_tick_ns);
+		uint64_t rep = atomic_load64(&c->watchdog_reported);
+		if (rep && rep == tick) {
+			nstalled++;
+			continue;
+		}
+		if (now < since + limit) {
+			if (next == 0 || since + limit < next)
+				next = since + limit;
+			continue;
+		}
+		/* One reporter per stall: the CAS names it. */
+		if (!atomic_cas64(&c->watchdog_reported, rep, tick ? tick : 1))
+			continue;
+		nstalled++;
+		atomic_xadd64(&sched.nwatchdog, 1);
+		struct m *mp = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&pp->m);
+		struct g *gp = mp ? (struct g *)atomic_loaduintptr((volatile uintptr_t *)&mp->curg) : NULL;
+		printf("gmk: watchdog: core %u (P%u) has taken no timer interrupt "
+		       "for %llu ms: goroutine %llu (entry %p) running there, last "
+		       "seen at PC 0x%lx; interrupts masked? (warning: the other "
+		       "cores go on, and fire its timers)\n",
+		       c->id, pp->id, (unsigned long long)((now - since) / NSEC_PER_MSEC),
+		       gp ? (unsigned long long)gp->goid : 0ull,
+		       gp ? (void *)gp->entry : NULL, (unsigned long)c->last_tick_pc);
+	}
+	atomic_store32(&sched.nstalled, nstalled);
+	return next;
+}
+
+/* Go's sysmon stand-in for the busy cores: at most every period. */
+static void watchdog_maybe(uint64_t now)
+{
+	if (now - atomic_load64(&sched.watchdog_last) >= WATCHDOG_PERIOD_NS)
+		watchdog_check(now);
+}
+
+uint64_t sched_watchdog_reports(void)
+{
+	return atomic_load64(&sched.nwatchdog);
+}
+
+/* Fire the due timers of Ps whose cores are stuck; the Gs they ready
+ * come to pp (on g0, with pp). */
+static void timers_run_stalled(uint64_t now)
+{
+	if (!atomic_load32(&sched.nstalled))
+		return;
+	for (uint32_t i = 0; i < sched.nprocs; i++)
+		if (allp[i] != getm()->p && p_stalled(allp[i]))
+			timers_run(allp[i], now);
+}
+
 /* ---- parking the core ---------------------------------------------- */
 
 /*
- * The earliest timer on an idle P, and that P (a lock-free hint). Busy
- * Ps' timers are their own cores' business (their tick); an idle P's
- * are the idle cores'. Go's checkTimersNoP / pollUntil.
+ * The idle time-keeper's timer deadline (Go's checkTimersNoP / pollUntil,
+ * over every P as in Go): the earliest of the idle Ps' timers and the
+ * busy Ps' timers TIMER_OVERDUE_NS late (their own cores' business first;
+ * at once if the core is stuck). *idlep is the idle P whose timer it is,
+ * if it is one's.
  */
-static uint64_t idle_timers_deadline(struct p **which)
+static uint64_t timekeeper_deadline(struct p **idlep)
 {
 	uint64_t best = 0;
+	*idlep = NULL;
 	for (uint32_t i = 0; i < sched.nprocs; i++) {
 		struct p *pp = allp[i];
-		if (atomic_load32(&pp->status) != _Pidle)
-			continue;
 		uint64_t w = timers_when0(pp);
-		if (w && (best == 0 || w < best)) {
+		if (!w)
+			continue;
+		bool idle = atomic_load32(&pp->status) == _Pidle;
+		if (!idle && !p_stalled(pp))
+			w += TIMER_OVERDUE_NS;
+		if (best == 0 || w < best) {
 			best = w;
-			*which = pp;
+			*idlep = idle ? pp : NULL;
 		}
 	}
 	return best;
 }
 
-/* An idle M whose deadline came takes the P whose timer is due (or any
- * idle P, pp NULL: for the Gs a device readied), as if startm had handed
- * it over (both leave the idle lists together). */
+/* An idle M takes an idle P for the Gs a device readied, as if startm
+ * had handed it over (both leave the idle lists together). */
 static bool claim_idle_p(struct m *mp, struct p *pp)
 {
 	spin_lock(&sched.lock);
@@ -260,23 +409,45 @@ static bool claim_idle_p(struct m *mp, struct p *pp)
 	return ok;
 }
 
+/* A busy P's due timers, fired from an idle core that took an idle P:
+ * the Gs they ready come to our P (as in stealwork). */
+static void timers_run_overdue(uint64_t now)
+{
+	struct p *me = getm()->p;
+	for (uint32_t i = 0; i < sched.nprocs; i++) {
+		struct p *pp = allp[i];
+		uint64_t w = timers_when0(pp);
+		if (pp == me || !w || atomic_load32(&pp->status) == _Pidle)
+			continue;
+		if (w + TIMER_OVERDUE_NS <= now || (w <= now && p_stalled(pp)))
+			timers_run(pp, now);
+	}
+}
+
 /*
  * stopm: mp is already on sched.midle (put there with its P's release).
- * Halt until startm hands over a P, or an idle P's timer is due.
+ * Halt until startm hands over a P, or a timer is due.
  *
- * Tickless: the core's timer is set for the earliest idle-P timer, or not
- * at all. Interrupts are masked from the checks to the wfi/hlt, and
+ * Tickless, and one idle M keeps time (sched.timerm, Go's netpoll M):
+ * only its core's timer is armed, for timekeeper_deadline; the others
+ * halt with no timer at all, so that one timer does not wake every idle
+ * core. When the keeper leaves the idle list another idle M takes over
+ * (m_leftidle_locked). Its deadline is set under sched.lock, which
+ * timers_notify_idle_locked holds to read it: a new earlier timer either
+ * sees the deadline and sends the IPI, or was in place before the keeper
+ * computed it.
+ *
+ * Interrupts are masked from the checks to the wfi/hlt, and
  * arch_wait_for_interrupt wakes on a pending interrupt even while masked,
- * so the IPI of a notewakeup (or of timers_notify, for a new earlier
- * timer) that comes just after the checks is not lost.
+ * so an IPI that comes just after the checks is not lost.
  */
 static void stopm(void)
 {
 	struct m *mp = getm();
 	for (;;) {
 		unsigned long flags = arch_irq_save();
-		/* load-acquire: pairs with notewakeup's store-release, so
-		 * m->nextp and m->spinning are visible. */
+		/* load-acquire: pairs with m_unpark's store-release, so
+		 * m->nextp and m->nextspinning are visible. */
 		if (atomic_load32(&mp->park)) {
 			arch_irq_restore(flags);
 			break;
@@ -290,16 +461,43 @@ static void stopm(void)
 				return;
 			continue;
 		}
+		uint64_t now = nanotime();
+		uint64_t deadline = 0, wd = 0;
 		struct p *tp = NULL;
-		uint64_t deadline = idle_timers_deadline(&tp);
-		uint64_t t0 = nanotime();
-		if (deadline && deadline <= t0) {
-			arch_irq_restore(flags);
-			if (claim_idle_p(mp, tp))
-				return;
-			continue;	/* taken, or startm is handing us one */
+		/* The watchdog before the lock: it may print. A racy look
+		 * at timerm is enough (its deadline needs no lock). */
+		struct m *tm = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&sched.timerm);
+		if (!tm || tm == mp)
+			wd = watchdog_check(now);	/* always in the future */
+		spin_lock(&sched.lock);
+		if (m_on_midle(mp) && (!sched.timerm || sched.timerm == mp)) {
+			sched.timerm = mp;
+			deadline = timekeeper_deadline(&tp);
+		} else {
+			wd = 0;
 		}
+		if (deadline && deadline <= now) {
+			/* A timer to fire: take the P it is on if that is
+			 * idle, else any idle P, as if startm had handed it
+			 * over; the Gs it readies come to that P. */
+			struct p *pp = tp && pidlegetp(tp) ? tp : pidleget();
+			if (pp)
+				mremove(mp);
+			if (pp) {
+				spin_unlock(&sched.lock);
+				arch_irq_restore(flags);
+				acquirep(pp);
+				timers_run_overdue(now);
+				return;
+			}
+			/* No idle P (cannot be while we are on midle, by the
+			 * invariant at the top): halt until an IPI. */
+			deadline = 0;
+		}
+		if (wd && (deadline == 0 || wd < deadline))
+			deadline = wd;
 		timer_set_deadline(deadline);
+		spin_unlock(&sched.lock);
 		cpu_halt();
 		arch_irq_restore(flags);
 		schedtrace_maybe();
@@ -307,7 +505,40 @@ static void stopm(void)
 	atomic_store32(&mp->park, 0);	/* noteclear: only mp itself */
 	struct p *pp = mp->nextp;
 	mp->nextp = NULL;
+	/* Go's mspinning: the waker counted us in nmspinning. */
+	mp->spinning = mp->nextspinning;
+	mp->nextspinning = 0;
 	acquirep(pp);
+}
+
+/*
+ * A busy P's earliest timer became `when` (Go's wakeNetPoller: the poller
+ * learns of every new earliest timer). The time-keeper covers it at
+ * when + TIMER_OVERDUE_NS; wake it if it sleeps past that. Lock-free: a
+ * keeper that is just changing recomputes anyway, and a stuck core's
+ * timers are caught by the watchdog's path if this misses.
+ */
+void timers_notify_keeper(uint64_t when)
+{
+	struct m *tm = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&sched.timerm);
+	if (!tm || tm == getm())
+		return;
+	uint64_t d = atomic_load64(&tm->cpu->timer_deadline_ns);
+	if (d == 0 || when + TIMER_OVERDUE_NS < d)
+		ipi_send(tm->cpu->id, IPI_WAKE);
+}
+
+/* An idle P's earliest timer became `when` (timers_notify, timer.c). */
+void timers_notify_idle_locked(uint64_t when)
+{
+	struct m *tm = sched.timerm;
+	if (tm) {
+		uint64_t d = atomic_load64(&tm->cpu->timer_deadline_ns);
+		if (d == 0 || when < d)
+			ipi_send(tm->cpu->id, IPI_WAKE);
+	} else if (sched.midle) {
+		ipi_send(sched.midle->cpu->id, IPI_WAKE);	/* takes the role */
+	}
 }
 
 static void m_unpark(struct m *mp)
@@ -325,7 +556,10 @@ static void startm_locked(struct p *pp, bool spinning)
 		panic("startm: idle P%u but no idle M (%u Ms idle)", pp->id,
 		      sched.nmidle);
 	spin_unlock(&sched.lock);
-	nmp->spinning = spinning;
+	/* The caller counted a spinner in nmspinning; the woken M takes the
+	 * state from nextspinning (stopm), never from a field it may be
+	 * clearing itself right now (it is on midle before its dance). */
+	nmp->nextspinning = spinning;
 	nmp->nextp = pp;
 	m_unpark(nmp);
 }
@@ -337,6 +571,14 @@ static void startm_locked(struct p *pp, bool spinning)
  */
 void wakep(void)
 {
+	/*
+	 * StoreLoad: the caller's submission (a run queue's tail or the
+	 * global queue's size, store-release) must be visible before we
+	 * read nmspinning, or a spinner in its delicate dance and we could
+	 * both miss (x86 lets this load pass that store). Go gets this from
+	 * atomic.Store being XCHG on amd64.
+	 */
+	smp_mb();
 	/* Be conservative about spinning Ms: start one only if none exist. */
 	if (atomic_load32(&sched.nmspinning) != 0 ||
 	    !atomic_cas32(&sched.nmspinning, 0, 1))
@@ -446,8 +688,15 @@ top:
 	*inherit_time = false;
 
 	/* Due timers first: the Gs they wake come to runnext (Go's
-	 * checkTimers at the top of findRunnable). */
-	timers_run(pp, nanotime());
+	 * checkTimers at the top of findRunnable); also those of Ps whose
+	 * cores the watchdog found stuck. */
+	uint64_t now = nanotime();
+	watchdog_maybe(now);
+	timers_run_stalled(now);
+	bool timer_readied = timers_run(pp, now) != 0 &&
+			     atomic_loaduintptr(&pp->runnext) != 0;
+	if (timer_readied)
+		pp->timerg = atomic_loaduintptr(&pp->runnext);
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
 	if (netpoll_pending() && netpoll_overdue(nanotime())) {
@@ -456,8 +705,18 @@ top:
 			return gp;
 	}
 
-	/* Fairness: now and then the global queue before the local one. */
-	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty()) {
+	/*
+	 * Fairness: now and then the global queue before the local one --
+	 * but not right after a due timer readied a G into runnext. The
+	 * tick preempted the running G for that timer, so the global queue
+	 * holds that very G; taking it would start a whole slice and leave
+	 * the timer's G waiting behind it (1 wake-up in 61 a slice late).
+	 * Go never preempts for a timer and does not meet this. Nothing is
+	 * lost: the runnext G inherits the slice, schedtick does not move,
+	 * and the next round makes the pick.
+	 */
+	if (!timer_readied && pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 &&
+	    !globrunqempty()) {
 		spin_lock(&sched.lock);
 		gp = globrunqget();
 		spin_unlock(&sched.lock);
@@ -566,6 +825,30 @@ top:
 		if ((int32_t)atomic_xadd32(&sched.nmspinning, -1) < 0)
 			panic("findrunnable: negative nmspinning");
 
+		/* The global queue again, under sched.lock, as Go does: a G
+		 * put there after our check above, by a submitter that saw
+		 * us spinning, would otherwise wait with a P idle. */
+		if (!globrunqempty()) {
+			spin_lock(&sched.lock);
+			struct p *pp2 = NULL;
+			if (sched.runq.size != 0 && m_on_midle(mp)) {
+				pp2 = pidlegetspinning();
+				if (pp2)
+					mremove(mp);
+			}
+			if (pp2) {
+				struct gqueue q = { 0 };
+				gp = globrunqgetbatch(GLOBRUNQ_BATCH_MAX, &q);
+				spin_unlock(&sched.lock);
+				acquirep(pp2);
+				becomespinning(mp);
+				pp2->nglobget += 1 + q.size;
+				runqputbatch(pp2, &q);
+				return gp;
+			}
+			spin_unlock(&sched.lock);
+		}
+
 		for (uint32_t i = 0; i < sched.nprocs; i++) {
 			if (!(busy & (1ull << i)) || runqempty(allp[i]))
 				continue;
@@ -611,6 +894,12 @@ void execute(struct g *gp, bool inherit_time)
 	pp->runwhen = now;
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
+	/* A G a due timer readied into runnext in this round must run
+	 * before any other G starts here (unless a thief took it). */
+	if (pp->timerg && pp->timerg != (uintptr_t)gp &&
+	    atomic_loaduintptr(&pp->runnext) == pp->timerg)
+		pp->ntimerbypass++;
+	pp->timerg = 0;
 	tick_arm_for_slice(pp);
 	traceGoStart(gp, inherit_time);
 	gogo(&gp->sched);

@@ -90,7 +90,10 @@ void runqput(struct p *pp, struct g *gp, bool next)
  */
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t)
 {
-	struct g *batch[RUNQ_SIZE / 2 + 1];
+	/* Go keeps this array on the stack; here it would take 1 KiB of a
+	 * G's stack (half of a small one) on the path waitgroup_done ->
+	 * semrelease -> goready -> runqput. Owner only, so one per P. */
+	struct g **batch = pp->runqputslow_batch;
 	uint32_t n = (t - h) / 2;
 
 	if (n != RUNQ_SIZE / 2)

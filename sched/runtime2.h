@@ -94,7 +94,10 @@ struct m {
 	struct g *curg;			/* G running on this M, or NULL */
 	struct p *p;			/* attached P, NULL when idle */
 	struct p *nextp;		/* P handed over by startm, then park wakes */
-	volatile uint32_t spinning;	/* out of work, looking for some */
+	uint32_t spinning;		/* out of work, looking for some; this M only */
+	/* startm's hand-off (Go's mspinning): the waker sets it with nextp,
+	 * before m_unpark; the woken M moves it into spinning (stopm). */
+	uint32_t nextspinning;
 	uint32_t id;			/* = core id */
 	struct cpu *cpu;
 	struct m *schedlink;		/* link in sched.midle */
@@ -125,6 +128,8 @@ struct p {
 	volatile uint32_t runqtail;	/* owner only: store-release */
 	struct g *runq[RUNQ_SIZE];
 	volatile uintptr_t runnext;
+	/* runqputslow's batch (owner only): too big for a small G stack. */
+	struct g *runqputslow_batch[RUNQ_SIZE / 2 + 1];
 
 	/* Dead Gs with stacks, for reuse by newproc on this P (owner only). */
 	struct glist gfree;
@@ -153,6 +158,10 @@ struct p {
 	 * writes, store-release; the printing core reads). */
 	uint64_t fphash;
 	uint64_t fpevents[3];		/* by enum schedfp_event */
+	/* A G that a due timer readied into runnext (findrunnable), and how
+	 * often another G started on this P before it (issue 9's tail). */
+	uintptr_t timerg;
+	uint64_t ntimerbypass;
 } __cacheline_aligned;
 
 struct schedt {
@@ -166,6 +175,13 @@ struct schedt {
 	volatile uint32_t needspinning;	/* a spinner was wanted but none came */
 	struct m *midle;		/* Ms halted without a P */
 	uint32_t nmidle;
+	/* The one idle M that keeps time for the others (stopm): only its
+	 * core's timer is armed while idle. Go: the M blocked in netpoll
+	 * until pollUntil. Under lock. */
+	struct m *timerm;
+	volatile uint32_t nstalled;	/* cores the watchdog found stuck */
+	volatile uint64_t watchdog_last; /* nanotime of the last check */
+	volatile uint64_t nwatchdog;	/* stalls reported */
 	uint32_t nprocs;		/* Go's gomaxprocs */
 
 	struct spinlock gfree_lock;	/* global free G list */

@@ -62,6 +62,8 @@ void schedtrace_print(void);		/* one SCHED line + per-P counters */
 void sched_print_goroutines(void);	/* goid, status, wait reason */
 struct p *sched_p(uint32_t id);		/* allp[id], for its counters */
 uint32_t sched_nprocs(void);
+/* Stuck cores the scheduler's watchdog has reported (sched/proc.c). */
+uint64_t sched_watchdog_reports(void);
 uint64_t sched_seed(void);		/* seed= or a boot-time value */
 /* Free the stacks cached with dead Gs (this P's and the global list), as
  * Go's GC does; the benchmarks' memory figures call it first. */

@@ -22,11 +22,21 @@ __attribute__((noreturn)) void schedule(void);
 __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
 void wakep(void);
 void dropg(void);
+/* park.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
+__attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
+/* park.c: the running G to the tail of its P's queue (Go's goyield). */
+void goyield(void);
 /* Fatal error if a small-stack G overflowed its stack (sched/gproc.c). */
 void stackcheck(struct g *gp);
 /* The same for a G running with its stack pointer at sp (the tick). */
 void stackcheck_sp(struct g *gp, uintptr_t sp);
 uint32_t cheaprand(void);
+/* An idle P's earliest timer became `when`: wake the idle M that keeps
+ * time if it would sleep past it. Caller holds sched.lock. */
+void timers_notify_idle_locked(uint64_t when);
+/* A busy P's earliest timer became `when`: the idle time-keeper, which
+ * fires it if its own core does not (a stuck core), learns of it. */
+void timers_notify_keeper(uint64_t when);
 
 /* status changes: a CAS, so that a double goready or a stale status is
  * caught at once instead of corrupting a run queue. */

@@ -18,6 +18,7 @@
  */
 #include "kernel/atomic.h"
 #include "kernel/panic.h"
+#include "sched/schedimpl.h"
 #include "sched/sema.h"
 #include "sched/sudog.h"
 
@@ -153,12 +154,15 @@ void semrelease1(volatile uint32_t *addr, bool handoff)
 	goready(s->g);
 	/*
 	 * Direct handoff: the waiter now owns the count and sits in our
-	 * runnext. Go yields to the local run queue (goyield) so that it
-	 * runs at once; gmk's gosched goes through the global queue, which
-	 * also lets it run next here. Never touch s after goready.
+	 * runnext. Yield to the local run queue (goyield) so that it runs at
+	 * once and inherits our slice -- but only where we may switch, as in
+	 * Go (`getg().m.locks == 0`): not on g0 (a timer callback unlocking
+	 * a starving mutex) and not with a spinlock or preemption off. Then
+	 * the waiter simply runs next from runnext when this P schedules.
+	 * Never touch s after goready.
 	 */
-	if (handed)
-		gosched();
+	if (handed && getg() != getm()->g0 && this_cpu()->preempt_off == 0)
+		goyield();
 }
 
 void semrelease(volatile uint32_t *addr)

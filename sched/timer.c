@@ -134,23 +134,30 @@ static void timers_notify(struct p *pp, uint64_t when)
 	if (mp->p == pp) {
 		if (me->timer_deadline_ns == 0 || when < me->timer_deadline_ns)
 			timer_set_deadline(when);
+		timers_notify_keeper(when);
 		return;
 	}
-	struct m *owner = (struct m *)__atomic_load_n(&pp->m, __ATOMIC_ACQUIRE);
+	/*
+	 * StoreLoad: our caller stored the new when0; the owner's timer
+	 * interrupt stores 0 to its deadline and then reads when0
+	 * (kernel_timer_interrupt). A full barrier on both sides, as in
+	 * Go's StoreLoad pairs: either we read its deadline as 0 (or as
+	 * one it computed from the new when0) and act, or its tick sees
+	 * our when0. An IPI on every reset would be simpler but costs one
+	 * interrupt per timer on a busy core.
+	 */
+	smp_mb();
+	struct m *owner = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&pp->m);
 	if (owner && atomic_load32(&pp->status) == _Prunning) {
-		uint64_t d = owner->cpu->timer_deadline_ns;
+		uint64_t d = atomic_load64(&owner->cpu->timer_deadline_ns);
 		if (d == 0 || when < d)
 			ipi_send(owner->cpu->id, IPI_WAKE);
+		timers_notify_keeper(when);
 		return;
 	}
+	/* pp is idle: its timers are the idle time-keeper's (proc.c). */
 	spin_lock(&sched.lock);
-	for (struct m *it = sched.midle; it; it = it->schedlink) {
-		uint64_t d = it->cpu->timer_deadline_ns;
-		if (d == 0 || when < d) {
-			ipi_send(it->cpu->id, IPI_WAKE);
-			break;
-		}
-	}
+	timers_notify_idle_locked(when);
 	spin_unlock(&sched.lock);
 }
 

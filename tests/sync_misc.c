@@ -13,6 +13,7 @@
 
 struct wgtest {
 	struct waitgroup wg;
+	struct waitgroup waiter_left;	/* the second waiter has checked */
 	volatile uint32_t done;
 };
 
@@ -34,6 +35,7 @@ static void wg_waiter(void *p)
 	if (atomic_load32(&t->done) != WG_GS)
 		test_fail(__FILE__, __LINE__, "waiter woke with %u of %u done",
 			  atomic_load32(&t->done), WG_GS);
+	waitgroup_done(&t->waiter_left);
 }
 
 TEST(sync_waitgroup_waits_for_all)
@@ -45,10 +47,15 @@ TEST(sync_waitgroup_waits_for_all)
 		waitgroup_add(&t.wg, WG_GS);
 		for (int i = 0; i < WG_GS; i++)
 			go(wg_worker, &t);
+		waitgroup_add(&t.waiter_left, 1);
 		go(wg_waiter, &t);		/* a second waiter */
 		waitgroup_wait(&t.wg);
 		ASSERT_EQ(t.done, WG_GS);
-		yield_for(NSEC_PER_MSEC);	/* let the other waiter leave */
+		/* The other waiter must have left Wait and checked before the
+		 * next round resets the count (Go: reusing a WaitGroup before
+		 * the previous Wait returned is a misuse). Not a time budget:
+		 * it tells us. */
+		waitgroup_wait(&t.waiter_left);
 	}
 	waitgroup_wait(&t.wg);			/* zero: returns at once */
 	ASSERT_EQ(t.wg.state, 0);

@@ -79,12 +79,25 @@ static void order_fire(void *arg)
 	atomic_xadd64(&order_count, 1);
 }
 
-TEST(timer_10000_started_in_random_order_fire_in_deadline_order_per_p)
+/*
+ * The property: a P's timers fire in deadline order. It holds among the
+ * timers pending together; a timer started after a later one fired is
+ * no disorder. Under a loaded emulator, starting 10,000 timers can take
+ * longer than ORDER_BASE_NS, and the first then fire while later-started
+ * ones with earlier deadlines are still being added (that, not the heap,
+ * was the "2 disordered at x86 smp 2"; timers never move between heaps,
+ * and one firer at a time runs a heap: timers_run's `running`). So the
+ * deadlines start after the start loop has ended, by a margin taken
+ * from how long the loop was measured to take: a round whose loop
+ * overran its first deadline is measured again with twice the margin.
+ */
+static bool order_round(uint64_t margin, unsigned *early, unsigned *disorder,
+			uint64_t *loop_ns)
 {
-	rng_seed();
 	atomic_store32(&order_nseq, 0);
 	atomic_store64(&order_count, 0);
-	uint64_t base = nanotime() + ORDER_BASE_NS;
+	uint64_t t0 = nanotime();
+	uint64_t base = t0 + margin;
 	for (uintptr_t i = 0; i < NTIMERS; i++) {
 		timer_init(&order_t[i], order_fire, (void *)i);
 		order_when[i] = base + rng() % ORDER_SPREAD_NS;
@@ -94,19 +107,41 @@ TEST(timer_10000_started_in_random_order_fire_in_deadline_order_per_p)
 		timer_start(&order_t[i], order_when[i]);
 		preempt_enable();
 	}
+	*loop_ns = nanotime() - t0;
+	bool whole = nanotime() < base;	/* all pending before any fired */
 	uint64_t n = sleep_until_count(&order_count, NTIMERS, 10 * NSEC_PER_SEC);
-	ASSERT_EQ(n, NTIMERS);
-
-	unsigned early = 0, disorder = 0;
+	if (n != NTIMERS) {
+		test_fail(__FILE__, __LINE__, "%llu of %u timers fired",
+			  (unsigned long long)n, NTIMERS);
+		return true;
+	}
+	if (!whole)
+		return false;
+	*early = *disorder = 0;
 	for (uint32_t i = 0; i < NTIMERS; i++) {
-		early += order_fired_at[i] < order_when[i];
+		*early += order_fired_at[i] < order_when[i];
 		order_byseq[order_seq[i] - 1] = i;
 	}
 	uint64_t last[MAX_CPUS] = { 0 };
 	for (uint32_t s = 0; s < NTIMERS; s++) {
 		uint32_t i = order_byseq[s];
-		disorder += order_when[i] < last[order_p[i]];
+		*disorder += order_when[i] < last[order_p[i]];
 		last[order_p[i]] = order_when[i];
+	}
+	return true;
+}
+
+TEST(timer_10000_started_in_random_order_fire_in_deadline_order_per_p)
+{
+	rng_seed();
+	uint64_t margin = ORDER_BASE_NS, loop_ns = 0;
+	unsigned early = 0, disorder = 0, tries = 0;
+	while (!order_round(margin, &early, &disorder, &loop_ns)) {
+		printf("# starting %u timers took %llu ms, past the first deadline: "
+		       "again with twice that margin\n", NTIMERS,
+		       (unsigned long long)(loop_ns / NSEC_PER_MSEC));
+		margin = 2 * loop_ns;
+		ASSERT_LT(++tries, 5);
 	}
 	EXPECT_EQ(early, 0);
 	EXPECT_EQ(disorder, 0);
@@ -127,12 +162,15 @@ static void stop_fire(void *arg)
 
 /* Stops the odd timers from another G, while the even ones fire. */
 static volatile uint64_t stopper_done, stopper_ok;
+static bool stop_ret[NSTOP];
 static void stopper(void *arg)
 {
 	(void)arg;
 	uint64_t ok = 0;
-	for (uint32_t i = 1; i < NSTOP; i += 2)
-		ok += timer_stop(&stop_t[i]);
+	for (uint32_t i = 1; i < NSTOP; i += 2) {
+		stop_ret[i] = timer_stop(&stop_t[i]);
+		ok += stop_ret[i];
+	}
 	atomic_store64(&stopper_ok, ok);
 	atomic_xadd64(&stopper_done, 1);
 }
@@ -143,21 +181,33 @@ TEST(timer_stopped_timers_never_fire)
 	memset((void *)stop_fired, 0, sizeof stop_fired);
 	atomic_store64(&stop_count, 0);
 	atomic_store64(&stopper_done, 0);
-	uint64_t base = nanotime() + 20 * NSEC_PER_MSEC;
+	/*
+	 * The property: a timer that timer_stop stopped (true) never fires,
+	 * and one it found gone (false) fired exactly once. The stopper
+	 * races the firing on purpose; under a loaded emulator it may come
+	 * after some odd deadlines (a 20 ms start left 38 of 500 to fire at
+	 * arm smp 8), so the count it stopped is what was measured, not
+	 * NSTOP / 2. The 100 ms start lets it stop most of them.
+	 */
+	uint64_t base = nanotime() + 100 * NSEC_PER_MSEC;
 	for (uintptr_t i = 0; i < NSTOP; i++) {
+		stop_ret[i] = false;
 		timer_init(&stop_t[i], stop_fire, (void *)i);
 		timer_start(&stop_t[i], base + rng() % (20 * NSEC_PER_MSEC));
 	}
 	go(stopper, NULL);
-	ASSERT_EQ(sleep_until_count(&stopper_done, 1, NSEC_PER_SEC), 1);
-	EXPECT_EQ(stopper_ok, NSTOP / 2);
-	ASSERT_EQ(sleep_until_count(&stop_count, NSTOP / 2, 5 * NSEC_PER_SEC), NSTOP / 2);
+	ASSERT_EQ(sleep_until_count(&stopper_done, 1, 5 * NSEC_PER_SEC), 1);
+	uint64_t ok = stopper_ok, expect = NSTOP - ok;
+	printf("# the stopper stopped %llu of %u odd timers before they fired\n",
+	       (unsigned long long)ok, NSTOP / 2);
+	EXPECT_GE(ok, 1);
+	ASSERT_EQ(sleep_until_count(&stop_count, expect, 5 * NSEC_PER_SEC), expect);
 	sleep_ns(30 * NSEC_PER_MSEC);
 	unsigned wrong = 0;
 	for (uint32_t i = 0; i < NSTOP; i++)
-		wrong += stop_fired[i] != (i % 2 == 0 ? 1u : 0u);
+		wrong += stop_fired[i] != (i % 2 == 0 || !stop_ret[i] ? 1u : 0u);
 	EXPECT_EQ(wrong, 0);
-	EXPECT_EQ(stop_count, NSTOP / 2);
+	EXPECT_EQ(stop_count, expect);
 	/* Stopping a fired or stopped timer says it was not pending. */
 	EXPECT(!timer_stop(&stop_t[0]));
 	EXPECT(!timer_stop(&stop_t[1]));
