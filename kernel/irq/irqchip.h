@@ -4,7 +4,8 @@
  * platform picks the driver whose `compatible` the DTB names:
  *   gicv2.c    "arm,gic-400", "arm,cortex-a15-gic"  (QEMU virt, Raspberry Pi 4)
  *   gicv3.c    "arm,gic-v3"                          (QEMU virt,gic-version=3)
- *   bcm2836.c  "brcm,bcm2836-l1-intc"                (Raspberry Pi 2/3 local block)
+ *   bcm2836.c  "brcm,bcm2836-l1-intc"                (Raspberry Pi 2/3 local block,
+ *              with the "brcm,bcm2836-armctrl-ic" chained into it)
  * A board links the drivers its board.mk lists; the platform sees the
  * others as absent (weak references).
  *
