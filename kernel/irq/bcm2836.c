@@ -7,8 +7,18 @@
  * interrupt there until that core writes the bit to the clear register.
  *
  * Interrupt numbers are the block's source bits, as in the DT
- * ("brcm,bcm2836-l1-intc", one cell): 0 CNTPS, 1 CNTPNS, 2 CNTHP, 3 CNTV,
- * 4-7 mailboxes 0-3, 8 GPU, 9 PMU. The core number is MPIDR.Aff0.
+ * ("brcm,bcm2836-l1-intc", first cell): 0 CNTPS, 1 CNTPNS, 2 CNTHP,
+ * 3 CNTV, 4-7 mailboxes 0-3, 8 GPU, 9 PMU. The core number is MPIDR.Aff0.
+ *
+ * Devices (the PL011 among them) interrupt through the BCM2835 ARM
+ * interrupt controller ("brcm,bcm2836-armctrl-ic", at 0x7e00b200 on the
+ * VideoCore bus, 0x3f00b200 to the Pi 3's cores), whose output is the
+ * local block's GPU source 8, delivered to the one core the GPU routing
+ * register names. Its DT specifier is <bank irq>: bank 0 the ARM
+ * peripherals (basic pending bits 0-7), banks 1 and 2 the GPU IRQs 0-31
+ * and 32-63 (pending 1 and 2). Here they are numbered after the local
+ * sources: ARMCTRL_BASE + 32 * bank + irq (the PL011, GPU IRQ 57 = bank 2
+ * irq 25, is 105).
  */
 #include <stddef.h>
 
@@ -22,14 +32,31 @@
 #define LOCAL_MBOX_SET(n, m)	(0x80 + 0x10 * (n) + 4 * (m))
 #define LOCAL_MBOX_CLR(n, m)	(0xc0 + 0x10 * (n) + 4 * (m))
 
+#define LOCAL_GPU_ROUTING	0x0c	/* bits 0-1: the core GPU IRQs go to */
+
 #define SRC_CNTV		3
 #define SRC_MBOX0		4
 #define SRC_TIMER_LAST		3
 #define SRC_MBOX_LAST		7
+#define SRC_GPU			8
 #define SRC_LAST		9
 #define BCM2836_CORES		4
 
+/* The BCM2835 ARM interrupt controller, bank by bank (0 basic, 1, 2). */
+#define ARMCTRL_PENDING(b)	((b) == 0 ? 0x00 : (b) == 1 ? 0x04 : 0x08)
+#define ARMCTRL_ENABLE(b)	((b) == 0 ? 0x18 : (b) == 1 ? 0x10 : 0x14)
+#define ARMCTRL_DISABLE(b)	((b) == 0 ? 0x24 : (b) == 1 ? 0x1c : 0x20)
+#define ARMCTRL_BANKS		3
+#define ARMCTRL_BANK0_MASK	0xffu	/* basic pending's own lines; above
+					 * them are summaries and shortcuts */
+#define ARMCTRL_BASE		16	/* our number of bank 0 irq 0 */
+/* Only where the DT has no armctrl node (and then no device names it):
+ * where it sits on the Pi 2 and 3, so that init still silences it. */
+#define ARMCTRL_FALLBACK	0x3f00b200
+
 static uintptr_t base;
+static uintptr_t armctrl;
+static uint32_t armctrl_enabled[ARMCTRL_BANKS];	/* what enable_device set */
 
 static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
 static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
@@ -46,6 +73,16 @@ static unsigned bcm2836_dt_irq(const void *spec)
 	return src <= SRC_LAST ? src : IRQ_SPURIOUS;
 }
 
+static unsigned armctrl_dt_irq(const void *spec)
+{
+	uint32_t bank = fdt_be32(spec);
+	uint32_t irq = fdt_be32((const uint8_t *)spec + 4);
+
+	if (bank >= ARMCTRL_BANKS || irq >= (bank == 0 ? 8u : 32u))
+		return IRQ_SPURIOUS;
+	return ARMCTRL_BASE + 32 * bank + irq;
+}
+
 static bool bcm2836_init(const struct irqchip_config *cfg)
 {
 	if (cfg->nreg < 1)
@@ -55,6 +92,10 @@ static bool bcm2836_init(const struct irqchip_config *cfg)
 		wr32(base + LOCAL_TIMER_CTL(n), 0);
 		wr32(base + LOCAL_MBOX_CTL(n), 0);
 	}
+	/* Every device line off (enable_device turns one on). */
+	armctrl = cfg->cascade_reg ? cfg->cascade_reg : ARMCTRL_FALLBACK;
+	for (unsigned b = 0; b < ARMCTRL_BANKS; b++)
+		wr32(armctrl + ARMCTRL_DISABLE(b), ~0u);
 	return true;
 }
 
@@ -79,6 +120,35 @@ static void bcm2836_enable_local(unsigned irq)
 		     rd32(base + LOCAL_MBOX_CTL(n)) | 1u << (irq - SRC_MBOX0));
 }
 
+/* A device line in the ARM controller, its output (the GPU source) routed
+ * to this core. Level lines: the device's own mask is what clears one. */
+static void bcm2836_enable_device(unsigned irq, const void *spec)
+{
+	(void)spec;		/* no trigger to configure */
+	if (irq < ARMCTRL_BASE || irq >= ARMCTRL_BASE + 32 * ARMCTRL_BANKS)
+		return;
+	unsigned b = (irq - ARMCTRL_BASE) / 32, bit = (irq - ARMCTRL_BASE) % 32;
+	wr32(base + LOCAL_GPU_ROUTING, core() & 3);
+	armctrl_enabled[b] |= 1u << bit;
+	wr32(armctrl + ARMCTRL_ENABLE(b), 1u << bit);
+}
+
+/* The GPU source: the lowest pending line we enabled, bank 0 first. The
+ * pending registers are read directly rather than through basic
+ * pending's summary bits, which leave out the lines it has shortcuts
+ * for (GPU IRQ 57, the PL011, among them). */
+static unsigned armctrl_pending(void)
+{
+	for (unsigned b = 0; b < ARMCTRL_BANKS; b++) {
+		uint32_t p = rd32(armctrl + ARMCTRL_PENDING(b)) & armctrl_enabled[b];
+		if (b == 0)
+			p &= ARMCTRL_BANK0_MASK;
+		if (p)
+			return ARMCTRL_BASE + 32 * b + (unsigned)__builtin_ctz(p);
+	}
+	return IRQ_SPURIOUS;
+}
+
 /* The lowest pending source. A mailbox is cleared here, before the
  * kernel's handler runs (which may never return: IPI_STOP); its bits
  * carry nothing, the kernel's mailbox (cpu->ipi_pending) says why. */
@@ -90,6 +160,8 @@ static unsigned bcm2836_ack(uint32_t *token)
 	if (!pending)
 		return *token = IRQ_SPURIOUS;
 	unsigned src = (unsigned)__builtin_ctz(pending);
+	if (src == SRC_GPU)
+		return *token = armctrl_pending();
 	if (src >= SRC_MBOX0 && src <= SRC_MBOX_LAST) {
 		unsigned m = src - SRC_MBOX0;
 		wr32(base + LOCAL_MBOX_CLR(n, m), rd32(base + LOCAL_MBOX_CLR(n, m)));
@@ -110,6 +182,7 @@ static void bcm2836_send_ipi(unsigned cpu_id, uint64_t mpidr)
 }
 
 static const char *const bcm2836_compatible[] = { "brcm,bcm2836-l1-intc", NULL };
+static const char *const armctrl_compatible[] = { "brcm,bcm2836-armctrl-ic", NULL };
 
 const struct irqchip bcm2836_local_driver = {
 	.name = "BCM2836 local",
@@ -119,9 +192,13 @@ const struct irqchip bcm2836_local_driver = {
 	.timer = SRC_CNTV,
 	.dt_cells = 2,
 	.dt_irq = bcm2836_dt_irq,
+	.cascade_compatible = armctrl_compatible,
+	.cascade_dt_cells = 2,
+	.cascade_dt_irq = armctrl_dt_irq,
 	.init = bcm2836_init,
 	.cpu_init = bcm2836_cpu_init,
 	.enable_local = bcm2836_enable_local,
+	.enable_device = bcm2836_enable_device,
 	.ack = bcm2836_ack,
 	.eoi = bcm2836_eoi,
 	.send_ipi = bcm2836_send_ipi,

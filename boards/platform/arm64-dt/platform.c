@@ -44,6 +44,7 @@ struct fdt arm64_dt;
 static char cmdline[CMDLINE_MAX];
 static uint64_t counter_hz;
 static const struct irqchip *chip;
+static int chip_node = -1, cascade_node = -1;	/* their DT nodes */
 static unsigned timer_irq;
 static int uart_node = -1;		/* the console PL011's DT node */
 static unsigned uart_irq = IRQ_SPURIOUS;	/* its receive interrupt */
@@ -246,10 +247,28 @@ uint64_t board_counter_hz(void)
 	return counter_hz;
 }
 
-/* The first interrupt controller in the DTB that a linked driver knows. */
+static void cascade_setup(struct irqchip_config *cfg)
+{
+	const char *const *co = chip->cascade_compatible;
+	uint64_t a, sz;
+
+	for (; co && *co; co++) {
+		int node = fdt_find_compatible(&arm64_dt, -1, *co);
+		if (node < 0)
+			continue;
+		cfg->cascade_node = node;
+		if (fdt_reg_phys(&arm64_dt, node, 0, &a, &sz))
+			cfg->cascade_reg = (uintptr_t)a;
+		return;
+	}
+}
+
+/* The first interrupt controller in the DTB that a linked driver knows,
+ * and the controller chained into it if the driver has one. */
 static bool irqchip_setup(struct irqchip_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
+	cfg->cascade_node = -1;
 	for (unsigned c = 0; c < sizeof chips / sizeof chips[0]; c++) {
 		if (!chips[c])
 			continue;		/* not linked into this board */
@@ -267,6 +286,9 @@ static bool irqchip_setup(struct irqchip_config *cfg)
 				cfg->reg_size[cfg->nreg++] = s;
 			}
 			chip = chips[c];
+			chip_node = node;
+			cascade_setup(cfg);
+			cascade_node = cfg->cascade_node;
 			return true;
 		}
 	}
@@ -296,17 +318,56 @@ static void timer_setup(void)
 		counter_hz = freq;
 }
 
+/* The controller a device's interrupts are specified for: the node
+ * that its own or its nearest ancestor's interrupt-parent names (by
+ * phandle); -1 if none names one. */
+static int interrupt_parent(int node)
+{
+	uint32_t ph = 0, p;
+
+	for (; node >= 0; node = fdt_parent(&arm64_dt, node))
+		if (fdt_prop_u32(&arm64_dt, node, "interrupt-parent", &ph))
+			break;
+	if (node < 0)
+		return -1;
+	for (int n = fdt_next_node(&arm64_dt, -1); n >= 0; n = fdt_next_node(&arm64_dt, n))
+		if ((fdt_prop_u32(&arm64_dt, n, "phandle", &p) ||
+		     fdt_prop_u32(&arm64_dt, n, "linux,phandle", &p)) && p == ph)
+			return n;
+	return -1;
+}
+
 /* The console PL011's interrupt, if the controller's driver can route
- * it (kernel/console_in.h: input then wakes a G through the poller). */
+ * it (kernel/console_in.h: input then wakes a G through the poller). Its
+ * specifier is in the cells of the controller its interrupt-parent
+ * names: the driver's own, or the one chained into it (BCM2835 ARM
+ * controller on the Pi 3); a DT without interrupt-parent means the
+ * driver's own. A parent the driver does not know leaves input polled,
+ * and says so. */
 static void uart_irq_setup(void)
 {
 	uint32_t len = 0;
 	const uint8_t *spec = uart_node < 0 ? NULL :
 		fdt_getprop(&arm64_dt, uart_node, "interrupts", &len);
 
-	if (!spec || !chip->enable_device || len < 4 * chip->dt_cells)
+	if (!spec || !chip->enable_device)
 		return;
-	uart_irq = chip->dt_irq(spec);
+	int parent = interrupt_parent(uart_node);
+	unsigned cells = chip->dt_cells;
+	unsigned (*to_irq)(const void *) = chip->dt_irq;
+	if (parent >= 0 && parent != chip_node) {
+		if (parent != cascade_node || !chip->cascade_dt_irq) {
+			printf("%s: UART interrupt: its controller %s is not %s's; "
+			       "input is polled\n", board_name,
+			       fdt_node_name(&arm64_dt, parent), chip->name);
+			return;
+		}
+		cells = chip->cascade_dt_cells;
+		to_irq = chip->cascade_dt_irq;
+	}
+	if (len < 4 * cells)
+		return;
+	uart_irq = to_irq(spec);
 	uart_irq_spec = spec;
 }
 
