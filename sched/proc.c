@@ -337,6 +337,13 @@ static void startm_locked(struct p *pp, bool spinning)
  */
 void wakep(void)
 {
+	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
+	 * it in the callers). Two plain loads, where the CAS and sched.lock
+	 * below cost every goready, go and gosched at full load. A P that
+	 * goes idle just after this load misses the G, which is on our own
+	 * queue and runs here: later, never lost. */
+	if (atomic_load32(&sched.npidle) == 0)
+		return;
 	/* Be conservative about spinning Ms: start one only if none exist. */
 	if (atomic_load32(&sched.nmspinning) != 0 ||
 	    !atomic_cas32(&sched.nmspinning, 0, 1))
@@ -447,7 +454,8 @@ top:
 
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable). */
-	timers_run(pp, nanotime());
+	if (timers_when0(pp) != 0)	/* nanotime only if a timer is set */
+		timers_run(pp, nanotime());
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
 	if (netpoll_pending() && netpoll_overdue(nanotime())) {
