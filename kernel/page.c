@@ -4,6 +4,12 @@
  * free lists; a freed block merges with its buddy while the buddy is free.
  * One byte of metadata per page records a free block's order, kept at the
  * front of each region.
+ *
+ * A request that is not a power of two is not rounded: the block is split
+ * and its tail goes back at once as the aligned power-of-two blocks that
+ * make it up (a 5-page goroutine stack costs 5 pages, not 8). page_free
+ * takes the same count and frees the run the same way, piece by piece,
+ * so a run need not be one buddy block.
  */
 #include <string.h>
 
@@ -143,43 +149,24 @@ void *page_alloc(size_t npages)
 	return p;
 }
 
-void *page_alloc_try(size_t npages)
+/* The largest aligned power-of-two block that starts at page idx of a
+ * region and is at most n pages long. */
+static unsigned piece_order(uintptr_t idx, size_t n)
 {
-	unsigned order = order_for(npages);
-	void *p = NULL;
+	unsigned o = 0;
 
-	if (npages == 0 || order > MAX_ORDER)
-		panic("page_alloc: %zu pages is not a valid request (1..%lu)",
-		      npages, 1ul << MAX_ORDER);
-	unsigned long flags = spin_lock_irqsave(&page_lock);
-	for (unsigned i = 0; i < nregions && !p; i++)
-		p = region_alloc(&regions[i], order);
-	if (p)
-		bytes_in_use += PAGE_SIZE << order;
-	spin_unlock_irqrestore(&page_lock, flags);
-	if (!p)
-		return NULL;
-	memset(p, 0, PAGE_SIZE << order);
-	return p;
+	while (o < MAX_ORDER && !(idx & (1ul << o)) && (2ul << o) <= n)
+		o++;
+	return o;
 }
 
-void page_free(void *ptr, size_t npages)
+/* Free one block of 2^order pages at page idx of r, merging with its
+ * buddy while the buddy is free (page_lock held). */
+static void free_block(struct region *r, uintptr_t idx, unsigned order)
 {
-	uintptr_t addr = (uintptr_t)ptr;
-	unsigned order = order_for(npages);
-	struct region *r = NULL;
-
-	for (unsigned i = 0; i < nregions; i++)
-		if (addr >= regions[i].base &&
-		    addr < regions[i].base + regions[i].npages * PAGE_SIZE)
-			r = &regions[i];
-	if (!r || (addr - r->base) & ((PAGE_SIZE << order) - 1))
-		panic("page_free: %p (%zu pages) was not allocated here", ptr, npages);
-
-	unsigned long flags = spin_lock_irqsave(&page_lock);
-	uintptr_t idx = (addr - r->base) / PAGE_SIZE;
 	if (r->meta[idx] & META_FREE)
-		panic("page_free: double free of %p", ptr);
+		panic("page_free: double free of %p",
+		      (void *)(r->base + idx * PAGE_SIZE));
 	bytes_in_use -= PAGE_SIZE << order;
 	while (order < MAX_ORDER) {
 		uintptr_t buddy = idx ^ (1ul << order);
@@ -191,6 +178,62 @@ void page_free(void *ptr, size_t npages)
 		order++;
 	}
 	list_push(r, order, r->base + idx * PAGE_SIZE);
+}
+
+/* Free n pages from page idx of r as the aligned blocks they are made of
+ * (page_lock held). */
+static void free_run(struct region *r, uintptr_t idx, size_t n)
+{
+	while (n) {
+		unsigned o = piece_order(idx, n);
+		free_block(r, idx, o);
+		idx += 1ul << o;
+		n -= 1ul << o;
+	}
+}
+
+void *page_alloc_try(size_t npages)
+{
+	unsigned order = order_for(npages);
+	void *p = NULL;
+	struct region *r = NULL;
+
+	if (npages == 0 || order > MAX_ORDER)
+		panic("page_alloc: %zu pages is not a valid request (1..%lu)",
+		      npages, 1ul << MAX_ORDER);
+	unsigned long flags = spin_lock_irqsave(&page_lock);
+	for (unsigned i = 0; i < nregions && !p; i++) {
+		r = &regions[i];
+		p = region_alloc(r, order);
+	}
+	if (p) {
+		bytes_in_use += PAGE_SIZE << order;
+		if (npages < (1ul << order))	/* the tail goes back at once */
+			free_run(r, ((uintptr_t)p - r->base) / PAGE_SIZE + npages,
+				 (1ul << order) - npages);
+	}
+	spin_unlock_irqrestore(&page_lock, flags);
+	if (!p)
+		return NULL;
+	memset(p, 0, PAGE_SIZE * npages);
+	return p;
+}
+
+void page_free(void *ptr, size_t npages)
+{
+	uintptr_t addr = (uintptr_t)ptr;
+	struct region *r = NULL;
+
+	for (unsigned i = 0; i < nregions; i++)
+		if (addr >= regions[i].base &&
+		    addr < regions[i].base + regions[i].npages * PAGE_SIZE)
+			r = &regions[i];
+	if (!r || npages == 0 || (addr - r->base) % PAGE_SIZE ||
+	    addr + npages * PAGE_SIZE > r->base + r->npages * PAGE_SIZE)
+		panic("page_free: %p (%zu pages) was not allocated here", ptr, npages);
+
+	unsigned long flags = spin_lock_irqsave(&page_lock);
+	free_run(r, (addr - r->base) / PAGE_SIZE, npages);
 	spin_unlock_irqrestore(&page_lock, flags);
 }
 

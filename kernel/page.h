@@ -8,8 +8,9 @@
 #define PAGE_SIZE 4096ul
 
 void page_init(void);
-/* Contiguous, page-aligned, zeroed; a fatal error naming the request
- * when memory runs out. */
+/* Contiguous, page-aligned, zeroed, exactly npages long (not rounded to a
+ * power of two); a fatal error naming the request when memory runs out.
+ * page_free takes the same npages. */
 void *page_alloc(size_t npages);
 /* The same, but NULL when memory has run out (the caller names what it
  * was allocating in its own fatal error). */

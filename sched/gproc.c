@@ -9,6 +9,7 @@
  * Gs cheap.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "kernel/atomic.h"
 #include "kernel/kmalloc.h"
@@ -24,25 +25,22 @@
 #define GFREE_LOCAL_MAX  64
 #define GFREE_LOCAL_KEEP 32
 
-/* Pages for a stack of `bytes` plus its guard page, rounded up to a power
- * of two because the page allocator hands out buddy blocks: the rest of
- * the block becomes stack too rather than being wasted. */
+/* Pages for a stack of `bytes` plus its guard page. The page allocator
+ * does not round a run up to a power of two, so a default G costs its 4
+ * stack pages and its guard: 5 pages, not the 8 of a buddy block. */
 static size_t stack_npages(size_t bytes)
 {
-	size_t need = (bytes + PAGE_SIZE - 1) / PAGE_SIZE + 1;
-	size_t n = 1;
-	while (n < need)
-		n <<= 1;
-	return n;
+	return (bytes + PAGE_SIZE - 1) / PAGE_SIZE + 1;
 }
 
 /*
  * Small stacks: Go starts every goroutine on a 2 KiB stack and grows it by
  * copying. gmk's stacks never move (sudogs and select state live on them),
  * so a G gets its final stack at birth, and a G that asks for at most
- * G_STACK_SMALL bytes gets half a page from a pool (Go's stackpool, order
- * 0) instead of pages of its own. It has no guard page: one would cost
- * twice the stack. The stack's lowest word holds a canary instead, checked
+ * G_STACK_SMALL bytes gets a piece of a page from a pool (Go's stackpool,
+ * orders 0 and 1: 1 KiB and 2 KiB here) instead of pages of its own. It
+ * has no guard page: one would cost four times the stack. The stack's
+ * lowest word holds a canary instead, checked
  * whenever the G leaves its core (stackcheck, from dropg) and at every
  * tick that finds it running (stackcheck_sp), with its stack pointer: an
  * overflow is reported, naming the G, at its next switch or tick at the
@@ -51,75 +49,109 @@ static size_t stack_npages(size_t bytes)
  * Small stacks are for Gs of known, shallow depth: many parked waiters,
  * leaf workers.
  *
- * A pool page goes back to the page allocator as soon as both halves are
- * free, so the pool caches nothing (dead Gs cache their stacks already).
+ * A fresh pool stack is zeroed (painted) so that its deepest use can be
+ * measured (stack_small_used). A pool page goes back to the page
+ * allocator as soon as all its pieces are free, so the pool caches
+ * nothing (dead Gs cache their stacks already).
  */
 #define STACK_CANARY	0x9e3779b97f4a7c15ull	/* lowest word of a live small stack */
-#define STACK_POOL_FREE	0x5ca1ab1efee1deadull	/* lowest word of a free half */
+#define STACK_POOL_FREE	0x5ca1ab1efee1deadull	/* lowest word of a free piece */
+#define STACK_NPOOL	2			/* classes: G_STACK_MIN << i */
 
-struct pool_chunk {		/* a free half page, linked through itself */
+struct pool_chunk {		/* a free piece, linked through itself */
 	uint64_t magic;		/* STACK_POOL_FREE */
 	struct pool_chunk *next, *prev;
 };
 
 static struct spinlock stackpool_lock = SPINLOCK_INIT("stackpool");
-static struct pool_chunk *stackpool;
+static struct pool_chunk *stackpool[STACK_NPOOL];
 
-_Static_assert(2 * G_STACK_SMALL == PAGE_SIZE, "a pool page holds two small stacks");
+_Static_assert((G_STACK_MIN << (STACK_NPOOL - 1)) == G_STACK_SMALL,
+	       "the largest pool class is G_STACK_SMALL");
+_Static_assert(PAGE_SIZE % G_STACK_SMALL == 0, "pool pieces tile a page");
 
-static void pool_unlink(struct pool_chunk *c)
+static unsigned pool_class(size_t bytes)
+{
+	unsigned k = 0;
+	while ((size_t)G_STACK_MIN << k < bytes)
+		k++;
+	return k;
+}
+
+static void pool_unlink(unsigned k, struct pool_chunk *c)
 {
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		stackpool = c->next;
+		stackpool[k] = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
 }
 
-static void pool_push(uintptr_t addr)
+static void pool_push(unsigned k, uintptr_t addr)
 {
 	struct pool_chunk *c = (struct pool_chunk *)addr;
 	c->magic = STACK_POOL_FREE;
 	c->prev = NULL;
-	c->next = stackpool;
-	if (stackpool)
-		stackpool->prev = c;
-	stackpool = c;
+	c->next = stackpool[k];
+	if (stackpool[k])
+		stackpool[k]->prev = c;
+	stackpool[k] = c;
 }
 
-/* 0 when memory has run out. */
-static uintptr_t stackpool_alloc(void)
+/* A piece of class k, or 0 when memory has run out. */
+static uintptr_t stackpool_alloc(unsigned k)
 {
+	size_t size = (size_t)G_STACK_MIN << k;
+
 	spin_lock(&stackpool_lock);
-	if (!stackpool) {
+	if (!stackpool[k]) {
 		uintptr_t page = (uintptr_t)page_alloc_try(1);
 		if (!page) {
 			spin_unlock(&stackpool_lock);
 			return 0;
 		}
-		pool_push(page);		/* the lower half stays free, */
-		pool_push(page + G_STACK_SMALL);	/* the upper one goes first */
+		/* The highest piece goes first, the rest stay free. */
+		for (uintptr_t a = page; a < page + PAGE_SIZE; a += size)
+			pool_push(k, a);
 	}
-	struct pool_chunk *c = stackpool;
-	pool_unlink(c);
+	struct pool_chunk *c = stackpool[k];
+	pool_unlink(k, c);
 	spin_unlock(&stackpool_lock);
+	memset(c, 0, size);		/* the paint for stack_small_used */
 	return (uintptr_t)c;
 }
 
-static void stackpool_free(uintptr_t addr)
+static void stackpool_free(uintptr_t addr, size_t size)
 {
-	struct pool_chunk *buddy = (struct pool_chunk *)(addr ^ G_STACK_SMALL);
+	unsigned k = pool_class(size);
+	uintptr_t page = addr & ~(PAGE_SIZE - 1);
 
 	spin_lock(&stackpool_lock);
-	if (buddy->magic == STACK_POOL_FREE) {
-		pool_unlink(buddy);
+	bool all_free = true;
+	for (uintptr_t a = page; a < page + PAGE_SIZE && all_free; a += size)
+		if (a != addr && ((struct pool_chunk *)a)->magic != STACK_POOL_FREE)
+			all_free = false;
+	if (all_free) {
+		for (uintptr_t a = page; a < page + PAGE_SIZE; a += size)
+			if (a != addr)
+				pool_unlink(k, (struct pool_chunk *)a);
 		spin_unlock(&stackpool_lock);
-		page_free((void *)(addr & ~(PAGE_SIZE - 1)), 1);
+		page_free((void *)page, 1);
 		return;
 	}
-	pool_push(addr);
+	pool_push(k, addr);
 	spin_unlock(&stackpool_lock);
+}
+
+size_t stack_small_used(const struct g *gp)
+{
+	if (gp->stack_npages != 0 || !gp->stack_alloc)
+		return 0;
+	const uint64_t *w = (const uint64_t *)gp->stack_lo + 1;	/* above the canary */
+	while ((uintptr_t)w < gp->stack_hi && *w == 0)
+		w++;
+	return gp->stack_hi - (uintptr_t)w;
 }
 
 /* Go's "fatal error: runtime: out of memory", naming what was asked for
@@ -137,14 +169,15 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
 static void stackalloc(struct g *gp, size_t bytes, uint64_t goid)
 {
 	if (bytes <= G_STACK_SMALL) {
-		uintptr_t base = stackpool_alloc();
+		unsigned k = pool_class(bytes);
+		uintptr_t base = stackpool_alloc(k);
 		if (!base)
 			stack_oom(bytes, goid);
 		*(volatile uint64_t *)base = STACK_CANARY;
 		gp->stack_alloc = base;
 		gp->stack_npages = 0;		/* 0: a pool stack */
 		gp->stack_lo = base;
-		gp->stack_hi = base + G_STACK_SMALL;
+		gp->stack_hi = base + ((size_t)G_STACK_MIN << k);
 		return;
 	}
 	size_t npages = stack_npages(bytes);
@@ -163,7 +196,7 @@ static void stackfree(struct g *gp)
 	if (!gp->stack_alloc)
 		return;
 	if (gp->stack_npages == 0) {
-		stackpool_free(gp->stack_alloc);
+		stackpool_free(gp->stack_alloc, gp->stack_hi - gp->stack_lo);
 	} else {
 		arch_map_page(gp->stack_alloc);
 		page_free((void *)gp->stack_alloc, gp->stack_npages);
@@ -199,7 +232,7 @@ static __attribute__((noreturn)) void stack_overflow(struct g *gp, uintptr_t sp,
  * so a G that overflows and then spins without switching is caught at
  * its next tick. The G is named from its own record: by then the
  * overflow may have written over whatever lies below its stack, but the
- * record is kmalloc'd apart from the stack (and from the stack pool).
+ * record is allocated apart from the stack (and from the stack pool).
  */
 void stackcheck_sp(struct g *gp, uintptr_t sp)
 {
@@ -283,6 +316,48 @@ void gfree_release_stacks(void)
 	preempt_enable();
 }
 
+/*
+ * G records: never freed (allgs keeps every G ever made, as Go's does),
+ * so they are carved from whole pages with no per-record header and no
+ * rounding to a kmalloc size class: a record costs sizeof(struct g),
+ * rounded to 16 bytes. Apart from the stacks, so that an overflowing
+ * small stack does not write over its own G's record.
+ */
+#define G_RECORD_BYTES ((sizeof(struct g) + 15) & ~(size_t)15)
+
+static struct spinlock grecord_lock = SPINLOCK_INIT("grecord");
+static uintptr_t grecord_next, grecord_end;
+static uint64_t grecord_pages;
+
+static struct g *grecord_alloc(void)
+{
+	spin_lock(&grecord_lock);
+	if (grecord_end - grecord_next < G_RECORD_BYTES) {
+		uintptr_t page = (uintptr_t)page_alloc_try(1);	/* zeroed */
+		if (!page) {
+			spin_unlock(&grecord_lock);
+			return NULL;
+		}
+		grecord_next = page;
+		grecord_end = page + PAGE_SIZE;
+		grecord_pages++;
+	}
+	struct g *gp = (struct g *)grecord_next;
+	grecord_next += G_RECORD_BYTES;
+	spin_unlock(&grecord_lock);
+	return gp;
+}
+
+size_t g_record_bytes(void)
+{
+	return G_RECORD_BYTES;
+}
+
+uint64_t g_record_pages_bytes(void)
+{
+	return __atomic_load_n(&grecord_pages, __ATOMIC_RELAXED) * PAGE_SIZE;
+}
+
 /* The first function of every G: run its entry, then exit. */
 static void gstart(void)
 {
@@ -306,10 +381,10 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 	uint64_t id = atomic_xadd64(&sched.goidgen, 1);
 	struct g *newg = gfget(mp->p, (size_t)stack_bytes, id);
 	if (!newg) {
-		newg = kmalloc_try(sizeof *newg);
+		newg = grecord_alloc();
 		if (!newg)
 			fatal("out of memory allocating a goroutine record (%zu bytes) "
-			      "for goroutine %llu", sizeof *newg, (unsigned long long)id);
+			      "for goroutine %llu", G_RECORD_BYTES, (unsigned long long)id);
 		stackalloc(newg, (size_t)stack_bytes, id);
 		casgstatus(newg, _Gidle, _Gdead);
 		allgadd(newg);

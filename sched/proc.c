@@ -579,6 +579,13 @@ void wakep(void)
 	 * atomic.Store being XCHG on amd64.
 	 */
 	smp_mb();
+	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
+	 * it in the callers). Two plain loads, where the CAS and sched.lock
+	 * below cost every goready, go and gosched at full load. A P that
+	 * goes idle just after this load misses the G, which is on our own
+	 * queue and runs here: later, never lost. */
+	if (atomic_load32(&sched.npidle) == 0)
+		return;
 	/* Be conservative about spinning Ms: start one only if none exist. */
 	if (atomic_load32(&sched.nmspinning) != 0 ||
 	    !atomic_cas32(&sched.nmspinning, 0, 1))

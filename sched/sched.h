@@ -39,10 +39,25 @@ static inline bool globrunqempty(void)
 
 /* ---- goroutines (kernel only) ---- */
 #define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */
-/* go_stack with at most this many bytes gets a small stack: half a page
- * from a pool, no guard page, an overflow caught by a canary at the G's
- * next switch (sched/gproc.c). Go's initial stack size. */
+/* go_stack with at most this many bytes gets a small stack: a piece of a
+ * page from a pool, no guard page, an overflow caught by a canary at the
+ * G's next switch (sched/gproc.c). Go's initial stack size. */
 #define G_STACK_SMALL 2048
+/* The smallest stack class (a quarter page): enough for a G that parks
+ * on a channel or lock a few calls deep (the parked benchmark measures
+ * its deepest use), not for one that calls printf or is preempted deep
+ * in a call chain (an asynchronous preemption copies the whole register
+ * frame, FP/SIMD included, onto the G's stack; without room for it the
+ * G is preempted at its next safe point instead). */
+#define G_STACK_MIN 1024
+/* Deepest use of gp's small stack so far, in bytes, from its painting
+ * (0 for a stack that is not a pool stack). For measurements. */
+struct g;
+size_t stack_small_used(const struct g *gp);
+/* Bytes one G record costs (sizeof(struct g), rounded to 16). */
+size_t g_record_bytes(void);
+/* Bytes of pages holding G records so far (they are never freed). */
+uint64_t g_record_pages_bytes(void);
 
 /* Start fn(arg) in a new G (Go's newproc). Returns its goid. */
 uint64_t go(void (*fn)(void *), void *arg);

@@ -55,11 +55,67 @@ TEST(sched_small_stack_gs_cost_half_a_page_and_give_it_back)
 	printf("# %u parked small-stack Gs: %llu bytes each (stack %u, record and "
 	       "allocator pages included); %lld bytes still in use after\n", SMALL_GS,
 	       (unsigned long long)per_g, G_STACK_SMALL, (long long)(after - before));
-	/* The stack is half a page; the rest is the G record (kmalloc). */
+	/* The stack is half a page; the rest is the G record. */
 	EXPECT_LE(per_g, G_STACK_SMALL + 1024);
 	EXPECT_GE(per_g, G_STACK_SMALL / 2);
 	/* Stacks of dead Gs went back: what stays is the cached records, and
 	 * the Gs other Ps still cache (at most 64 each, with their stacks). */
+	EXPECT_LT(after - before, (during - before) / 2);
+}
+
+/* The smallest class: a quarter page for a G that parks a few calls
+ * deep; its deepest use (the stack's painting) must leave room. */
+static volatile uint64_t min_deepest;
+
+static void min_waiter(void *arg)
+{
+	struct small_park *sp = arg;
+	volatile char scratch[128];
+
+	memset((char *)scratch, 0x5a, sizeof scratch);
+	atomic_xadd32(&sp->started, 1);
+	chan_recv(sp->c, NULL);
+	uint64_t used = stack_small_used(getg());
+	uint64_t old = atomic_load64(&min_deepest);
+	while (used > old && !atomic_cas64(&min_deepest, old, used))
+		old = atomic_load64(&min_deepest);
+	if (scratch[0] == 0x5a && scratch[sizeof scratch - 1] == 0x5a)
+		waitgroup_done(&sp->done);
+}
+
+TEST(sched_min_stack_gs_cost_a_quarter_page_and_give_it_back)
+{
+	static struct small_park sp;
+
+	gfree_release_stacks();
+	uint64_t before = page_bytes_in_use();
+	sp = (struct small_park){ .c = chan_make(0, 0) };
+	atomic_store64(&min_deepest, 0);
+	waitgroup_add(&sp.done, SMALL_GS);
+	for (uint32_t i = 0; i < SMALL_GS; i++)
+		go_stack(min_waiter, &sp, G_STACK_MIN);
+	while (atomic_load32(&sp.started) < SMALL_GS)
+		gosched();
+	uint64_t during = page_bytes_in_use();
+	chan_close(sp.c);
+	waitgroup_wait(&sp.done);
+	chan_free(sp.c);
+	gfree_release_stacks();
+	uint64_t after = page_bytes_in_use();
+
+	uint64_t per_g = (during - before) / SMALL_GS;
+	uint64_t deepest = atomic_load64(&min_deepest);
+	printf("# %u parked Gs on %u-byte stacks: %llu bytes each (record %zu "
+	       "included when new); deepest use %llu bytes\n", SMALL_GS, G_STACK_MIN,
+	       (unsigned long long)per_g, g_record_bytes(),
+	       (unsigned long long)deepest);
+	EXPECT_LE(per_g, G_STACK_MIN + g_record_bytes() + 64);
+	/* Other Ps' dead Gs may give pages back meanwhile: a loose floor. */
+	EXPECT_GE(per_g, G_STACK_MIN / 2);
+	EXPECT_GT(deepest, 128);		/* the painting saw the scratch */
+	/* With room to spare, even where a tick pushed a whole register
+	 * frame (FP/SIMD included) onto a stack: ~800 bytes on arm64. */
+	EXPECT_LT(deepest, G_STACK_MIN - 64);
 	EXPECT_LT(after - before, (during - before) / 2);
 }
 

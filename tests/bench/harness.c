@@ -17,8 +17,9 @@ static const struct bench benches[] = {
 	{ "yield", "ns/gosched", 1, bench_yield, { NULL }, 0 },
 	{ "pingpong", "ns/handoff", 1, bench_pingpong, { NULL }, 0 },
 	{ "fanout", "efficiency", 3, bench_fanout, { NULL }, 0 },
-	/* parked's aux: the same figure with the default G stack. */
-	{ "parked", "B/G", 1, bench_parked, { "default-stack" }, 1 },
+	/* parked's aux: the same figure with the default G stack and with
+	 * Go's 2 KiB, and the deepest use of a parked G's 1 KiB stack. */
+	{ "parked", "B/G", 1, bench_parked, { "default-stack", "2k-stack", "deepest" }, 1 },
 	{ "latency", "us-p99", 1, bench_latency, { "p50", "worst", "slice" }, 1 },
 	{ "steal", "wall/ideal", 3, bench_steal, { NULL }, 0 },
 };

@@ -3,6 +3,11 @@
  * exit. Figure: wall time per G, from the first go() to the Wait's return.
  * What it exercises: newproc (free-G cache, stack reuse), runqput with its
  * overflow to the global queue, wakep and stealing by the idle Ps.
+ *
+ * The Gs get Go's initial stack size (G_STACK_SMALL, 2 KiB), as `go f()`
+ * does in Go. At 1 P the spawner runs a whole time slice before the Gs it
+ * made run: ~30,000 Gs alive at once under -icount (measured), ~600 MiB
+ * with 16 KiB stacks and their guards, ~70 MiB with 2 KiB ones.
  */
 #include "tests/bench/bench.h"
 
@@ -25,7 +30,7 @@ double bench_spawn(struct bench_ctx *c)
 	waitgroup_add(&spawn_wg, (int32_t)n);
 	uint64_t t0 = nanotime();
 	for (uint32_t i = 0; i < n; i++)
-		go(spawn_g, NULL);
+		go_stack(spawn_g, NULL, G_STACK_SMALL);
 	waitgroup_wait(&spawn_wg);
 	uint64_t wall = nanotime() - t0;
 	uint64_t ran = atomic_load64(&spawn_ran);

@@ -1,0 +1,54 @@
+/*
+ * The page allocator: a run of n pages costs n pages, not the power of
+ * two above n (a default G's stack and guard are 5 pages, not 8), and
+ * frees back to the same count, the tails merging with their buddies.
+ */
+#include <string.h>
+
+#include "kernel/page.h"
+#include "kernel/test.h"
+
+static const size_t runs[] = { 1, 3, 5, 6, 7, 9, 33, 100 };
+#define NRUNS (sizeof runs / sizeof runs[0])
+
+TEST(page_runs_cost_exactly_their_pages)
+{
+	uint64_t before = page_bytes_in_use();
+	uint8_t *p[NRUNS];
+
+	for (unsigned i = 0; i < NRUNS; i++) {
+		uint64_t b = page_bytes_in_use();
+		p[i] = page_alloc(runs[i]);
+		EXPECT_EQ(page_bytes_in_use() - b, runs[i] * PAGE_SIZE);
+		for (size_t k = 0; k < runs[i] * PAGE_SIZE; k++)
+			ASSERT_EQ(p[i][k], 0);
+		memset(p[i], 0xa5, runs[i] * PAGE_SIZE);
+	}
+	for (unsigned i = 0; i < NRUNS; i++)	/* no run overlaps another */
+		for (size_t k = 0; k < runs[i] * PAGE_SIZE; k += 512)
+			ASSERT_EQ(p[i][k], 0xa5);
+	for (unsigned i = 0; i < NRUNS; i++)
+		page_free(p[i], runs[i]);
+	ASSERT_EQ(page_bytes_in_use(), before);
+}
+
+/* Many 5-page runs, freed in an order that makes the tails merge back:
+ * the count returns to where it was and a large block is whole again. */
+TEST(page_odd_runs_merge_back)
+{
+	enum { N = 64 };
+	static uint8_t *p[N];
+	uint64_t before = page_bytes_in_use();
+
+	for (int i = 0; i < N; i++)
+		p[i] = page_alloc(5);
+	EXPECT_EQ(page_bytes_in_use() - before, (uint64_t)N * 5 * PAGE_SIZE);
+	for (int i = 0; i < N; i += 2)
+		page_free(p[i], 5);
+	for (int i = 1; i < N; i += 2)
+		page_free(p[i], 5);
+	ASSERT_EQ(page_bytes_in_use(), before);
+	uint8_t *big = page_alloc(1024);	/* the largest block */
+	page_free(big, 1024);
+	ASSERT_EQ(page_bytes_in_use(), before);
+}
