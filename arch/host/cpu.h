@@ -123,7 +123,7 @@ static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
  * More cores than the host gives this process (SMP=8 on a 2-core machine):
  * a thread spinning for a lock whose holder the host has descheduled only
  * burns the time slice the holder needs. So a spin-wait gives the host
- * core away every 64 pauses, as a hypervisor's pause-loop exiting does for
+ * core away every 4 pauses, as a hypervisor's pause-loop exiting does for
  * a spinning vCPU. Set by the board; never while each core has a host core.
  */
 extern bool host_overcommit;
@@ -137,7 +137,7 @@ static inline void arch_cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ volatile("yield");
 #endif
-	if (host_overcommit && (++host_relax_spins & 63) == 0)
+	if (host_overcommit && (++host_relax_spins & 3) == 0)
 		sched_yield();
 }
 
