@@ -45,7 +45,8 @@ __thread volatile uint32_t host_irq_masked = 1;	/* until cpu_start's enable */
 __thread volatile uint32_t host_irq_pending;
 
 struct host_core host_cores[MAX_CPUS];
-bool host_overcommit;
+bool host_overcommit;		/* more cores than host CPUs (board.c) */
+uint32_t host_relax_mask = 255;
 __thread uint32_t host_relax_spins;
 
 /* The signal context of the interrupt being handled on this thread, and

@@ -120,13 +120,15 @@ static inline void arch_irq_disable(void)
 static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
 
 /*
- * More cores than the host gives this process (SMP=8 on a 2-core machine):
- * a thread spinning for a lock whose holder the host has descheduled only
- * burns the time slice the holder needs. So a spin-wait gives the host
- * core away every 4 pauses, as a hypervisor's pause-loop exiting does for
- * a spinning vCPU. Set by the board; never while each core has a host core.
+ * A thread spinning for a lock whose holder the host has descheduled only
+ * burns the time slice the holder needs (the host is shared; and with more
+ * cores than host CPUs, SMP=8 on a 2-core machine, it is the rule). So a
+ * spin-wait gives the host CPU away every host_relax_mask + 1 pauses, as a
+ * hypervisor's pause-loop exiting does for a spinning vCPU: every 4 when
+ * the cores outnumber the host's CPUs, every 256 (some microseconds of
+ * spinning) otherwise. Set by the board.
  */
-extern bool host_overcommit;
+extern uint32_t host_relax_mask;
 extern __thread uint32_t host_relax_spins;
 int sched_yield(void);
 
@@ -137,7 +139,7 @@ static inline void arch_cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ volatile("yield");
 #endif
-	if (host_overcommit && (++host_relax_spins & 3) == 0)
+	if ((++host_relax_spins & host_relax_mask) == 0)
 		sched_yield();
 }
 

@@ -37,6 +37,7 @@ extern struct host_core host_cores[];
  * board for builds and runs where a rewritten signal context cannot be
  * honoured (ThreadSanitizer delivers signals late, from its own copy). */
 extern bool host_async_preempt;
+extern bool host_overcommit;
 
 void host_signals_init(void);
 void host_core_kick(unsigned id);

@@ -109,6 +109,8 @@ void board_init(void)
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof set, &set) == 0) {
 		host_overcommit = smp > (unsigned)CPU_COUNT(&set);
+		if (host_overcommit)
+			host_relax_mask = 3;
 		for (int h = 0, k = 0; h < CPU_SETSIZE && k < (int)smp; h++)
 			if (CPU_ISSET(h, &set))
 				host_cpu_of[k++] = h;
