@@ -48,10 +48,13 @@ void kernel_ipi_interrupt(struct trapframe *tf)
 		call_fn(call_arg);
 		atomic_xadd32(&call_done, 1);	/* full barrier: fn's writes first */
 	}
-	if ((why & IPI_PING) && ipi_ping_hook)
-		ipi_ping_hook();
-	if ((why & IPI_WAKE) && ipi_wake_hook)
-		ipi_wake_hook();
+	/* The hooks are set while other cores take IPIs: atomic loads. */
+	void (*ping)(void) = __atomic_load_n(&ipi_ping_hook, __ATOMIC_ACQUIRE);
+	void (*wake)(void) = __atomic_load_n(&ipi_wake_hook, __ATOMIC_ACQUIRE);
+	if ((why & IPI_PING) && ping)
+		ping();
+	if ((why & IPI_WAKE) && wake)
+		wake();
 }
 
 void smp_call_all(void (*fn)(void *), void *arg)

@@ -136,8 +136,11 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	c->timer_deadline_ns = 0;	/* one-shot: consumed */
 	if (c->timer_period_ns)
 		timer_arm_after(c->timer_period_ns);
-	if (sched_tick_hook)
-		sched_tick_hook(tf);
+	/* Atomic: a secondary's tick can come while the boot core sets the
+	 * hook (schedinit runs after the secondaries' ticks start). */
+	void (*hook)(struct trapframe *) = __atomic_load_n(&sched_tick_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(tf);
 	else if (!c->timer_period_ns)
 		timer_arm_after(TICK_NS);	/* before the scheduler starts */
 }

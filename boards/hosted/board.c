@@ -271,6 +271,14 @@ int main(int argc, char **argv)
 		len += n;
 	}
 	cmdline[len] = 0;
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+	/* TSan runs a handler late, at a point of its choosing, on a copy
+	 * of the signal context: a rewritten context would be ignored. The
+	 * tick then preempts at safe points only. */
+	host_async_preempt = false;
+#endif
+#endif
 	if (getenv("GMK_NO_ASYNC_PREEMPT"))
 		host_async_preempt = false;
 
