@@ -41,7 +41,7 @@ void kernel_ipi_interrupt(struct trapframe *tf)
 	struct cpu *c = this_cpu();
 	uint32_t why = atomic_xchg32(&c->ipi_pending, 0);
 
-	c->ipis++;
+	__atomic_store_n(&c->ipis, c->ipis + 1, __ATOMIC_RELAXED);	/* read by others */
 	if (why & IPI_STOP)
 		stop_this_cpu();
 	if (why & IPI_CALL) {

@@ -61,7 +61,7 @@ void cpu_halt(void)
 	atomic_store64(&c->halted_since, t0);
 	arch_wait_for_interrupt();
 	atomic_store64(&c->halted_since, 0);
-	c->idle_ns += nanotime() - t0;
+	__atomic_store_n(&c->idle_ns, c->idle_ns + (nanotime() - t0), __ATOMIC_RELAXED);
 }
 
 uint64_t cpu_idle_ns(const struct cpu *c)
@@ -132,7 +132,8 @@ void kernel_timer_interrupt(struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
 
-	c->timer_irqs++;
+	/* Counters other cores read: single-writer atomic stores. */
+	__atomic_store_n(&c->timer_irqs, c->timer_irqs + 1, __ATOMIC_RELAXED);
 	c->timer_deadline_ns = 0;	/* one-shot: consumed */
 	if (c->timer_period_ns)
 		timer_arm_after(c->timer_period_ns);
