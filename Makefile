@@ -319,9 +319,9 @@ endif
 # Benchmarks (shared/BENCH.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
 BENCH_SMP ?= $(shell nproc)
-# bench-compare puts gmk beside native Go: on the x86-64 QEMU board by
+# bench-compare puts gmk beside native Go: on the hosted board (native) by
 # default, the one whose CPU is the host's.
-BENCH_COMPARE_BOARD ?= qemu-x86_64
+BENCH_COMPARE_BOARD ?= hosted
 bench: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/bench --board $(BOARD) --smp $(BENCH_SMP)
