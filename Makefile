@@ -127,6 +127,46 @@ ARCH_LIBS := $(NEWLIB)/lib/libc.a -lgcc
 QEMU_ARCH := x86_64
 endif
 
+# ---- hosted: gmk as a Linux process (boards/hosted, arch/host) -----------
+# The host's gcc and glibc; x86-64 Linux only. The kernel's own atomics and
+# switch.S as they are; SAN=tsan (builtin atomics, which TSan can see) or
+# SAN=asan (ASan + UBSan) build with clang into build/hosted-<san>/. The
+# executable is build/hosted/gmk; its arguments are the command line.
+ifeq ($(ARCH),host)
+BUILD   := build/$(BOARD)$(if $(SAN),-$(SAN))
+KERNEL  := $(BUILD)/gmk
+# First and last objects: they bracket gmk's own text (arch/host/cpu.c).
+OBJS    := $(BUILD)/boards/hosted/text_begin.S.o \
+	$(patsubst %,$(BUILD)/%.o,$(SRCS)) $(BUILD)/boards/hosted/text_end.S.o
+DEPS    := $(OBJS:.o=.d)
+CC      := gcc
+OBJCOPY := objcopy
+ARCH_CFLAGS := -DGMK_HOSTED -pthread
+ifeq ($(SAN),tsan)
+CC      := clang
+# No function entry/exit hooks: g0's code never returns (each mcall starts
+# its stack afresh), so a shadow call stack would only grow. Reports then
+# give the racing accesses' own pc, not their callers.
+ARCH_CFLAGS += -fsanitize=thread -DGMK_HOST_BUILTIN_ATOMICS -DGMK_SAN_FIBERS \
+	-mllvm -tsan-instrument-func-entry-exit=false
+else ifeq ($(SAN),asan)
+CC      := clang
+ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-DGMK_SAN_FIBERS
+else ifneq ($(SAN),)
+$(error SAN=$(SAN): want tsan or asan)
+endif
+ifeq ($(CC),clang)
+ARCH_CFLAGS += -Wno-unused-command-line-argument \
+	-Wno-incompatible-pointer-types-discards-qualifiers
+endif
+# The kernel's linker-script symbols: its first byte and its text.
+ARCH_LDFLAGS := -pthread -Wl,--gc-sections \
+	-Wl,--defsym=_kernel_start=__executable_start \
+	-Wl,--defsym=_text_start=__executable_start
+ARCH_LIBS :=
+endif
+
 # The screen console's font (kernel/dev/fbcon.c), converted to C at build
 # time by tools/psf2c: Terminus Font (SIL Open Font License 1.1), from
 # Debian's console-setup-linux. A board.mk may pick another 8-pixel-wide one.
@@ -162,7 +202,7 @@ $(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
 
-$(KERNEL): $(OBJS) linker/$(ARCH).ld
+$(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $(OBJS) $(ARCH_LIBS)
 
@@ -279,9 +319,9 @@ endif
 # Benchmarks (shared/BENCH.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
 BENCH_SMP ?= $(shell nproc)
-# bench-compare puts gmk beside native Go: on the x86-64 QEMU board by
+# bench-compare puts gmk beside native Go: on the hosted board (native) by
 # default, the one whose CPU is the host's.
-BENCH_COMPARE_BOARD ?= qemu-x86_64
+BENCH_COMPARE_BOARD ?= hosted
 bench: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/bench --board $(BOARD) --smp $(BENCH_SMP)
@@ -307,7 +347,7 @@ host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host
 
 clean:
-	rm -rf $(BOARDS_ALL:%=build/%) build/host
+	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-*
 
 # The board's facts for the tools, one VAR=value a line (tools/run-qemu,
 # tools/test-all, tools/bench read them; they name no board).

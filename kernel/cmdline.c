@@ -3,6 +3,7 @@
  * table below with its type; anything else stops the boot with a message
  * that names the option and what was wrong with it.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -41,17 +41,20 @@ void kernel_ipi_interrupt(struct trapframe *tf)
 	struct cpu *c = this_cpu();
 	uint32_t why = atomic_xchg32(&c->ipi_pending, 0);
 
-	c->ipis++;
+	__atomic_store_n(&c->ipis, c->ipis + 1, __ATOMIC_RELAXED);	/* read by others */
 	if (why & IPI_STOP)
 		stop_this_cpu();
 	if (why & IPI_CALL) {
 		call_fn(call_arg);
 		atomic_xadd32(&call_done, 1);	/* full barrier: fn's writes first */
 	}
-	if ((why & IPI_PING) && ipi_ping_hook)
-		ipi_ping_hook();
-	if ((why & IPI_WAKE) && ipi_wake_hook)
-		ipi_wake_hook();
+	/* The hooks are set while other cores take IPIs: atomic loads. */
+	void (*ping)(void) = __atomic_load_n(&ipi_ping_hook, __ATOMIC_ACQUIRE);
+	void (*wake)(void) = __atomic_load_n(&ipi_wake_hook, __ATOMIC_ACQUIRE);
+	if ((why & IPI_PING) && ping)
+		ping();
+	if ((why & IPI_WAKE) && wake)
+		wake();
 }
 
 void smp_call_all(void (*fn)(void *), void *arg)

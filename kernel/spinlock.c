@@ -33,7 +33,7 @@ void spin_lock(struct spinlock *l)
 	 * store-release of owner is visible once we see our ticket. */
 	while (atomic_load32(&l->owner) != ticket)
 		arch_cpu_relax();
-	l->holder = (int32_t)this_cpu()->id;
+	__atomic_store_n(&l->holder, (int32_t)this_cpu()->id, __ATOMIC_RELAXED);
 }
 
 bool spin_trylock(struct spinlock *l)
@@ -46,7 +46,7 @@ bool spin_trylock(struct spinlock *l)
 		preempt_enable();
 		return false;
 	}
-	l->holder = (int32_t)this_cpu()->id;
+	__atomic_store_n(&l->holder, (int32_t)this_cpu()->id, __ATOMIC_RELAXED);
 	return true;
 }
 
@@ -55,7 +55,7 @@ void spin_unlock(struct spinlock *l)
 	if (l->holder != (int32_t)this_cpu()->id)
 		panic("spin_unlock of %s: not held by this core (holder %d)",
 		      l->name ? l->name : "lock", l->holder);
-	l->holder = -1;
+	__atomic_store_n(&l->holder, -1, __ATOMIC_RELAXED);
 	/* store-release: the critical section happens before the next
 	 * holder's load-acquire of owner. Only the holder writes owner. */
 	atomic_store32(&l->owner, l->owner + 1);
@@ -64,7 +64,10 @@ void spin_unlock(struct spinlock *l)
 
 bool spin_held(const struct spinlock *l)
 {
-	return l->holder == (int32_t)this_cpu()->id && l->next != l->owner;
+	/* Asked by cores that may not hold it (assertions): holder and the
+	 * tickets are read atomically, as other cores write them. */
+	return __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == (int32_t)this_cpu()->id &&
+	       atomic_load32(&l->next) != atomic_load32(&l->owner);
 }
 
 unsigned long spin_lock_irqsave(struct spinlock *l)

@@ -62,7 +62,7 @@ void cpu_halt(void)
 	atomic_store64(&c->halted_since, t0);
 	arch_wait_for_interrupt();
 	atomic_store64(&c->halted_since, 0);
-	c->idle_ns += nanotime() - t0;
+	__atomic_store_n(&c->idle_ns, c->idle_ns + (nanotime() - t0), __ATOMIC_RELAXED);
 }
 
 uint64_t cpu_idle_ns(const struct cpu *c)
@@ -134,7 +134,8 @@ void kernel_timer_interrupt(struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
 
-	c->timer_irqs++;
+	/* Counters other cores read: single-writer atomic stores. */
+	__atomic_store_n(&c->timer_irqs, c->timer_irqs + 1, __ATOMIC_RELAXED);
 	atomic_store64(&c->last_tick_ns, nanotime());	/* the watchdog's */
 	c->last_tick_pc = arch_frame_pc(tf);
 	/*
@@ -150,8 +151,11 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	smp_mb();
 	if (c->timer_period_ns)
 		timer_arm_after(c->timer_period_ns);
-	if (sched_tick_hook)
-		sched_tick_hook(tf);
+	/* Atomic: a secondary's tick can come while the boot core sets the
+	 * hook (schedinit runs after the secondaries' ticks start). */
+	void (*hook)(struct trapframe *) = __atomic_load_n(&sched_tick_hook, __ATOMIC_ACQUIRE);
+	if (hook)
+		hook(tf);
 	else if (!c->timer_period_ns)
 		timer_arm_after(TICK_NS);	/* before the scheduler starts */
 }

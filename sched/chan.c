@@ -304,7 +304,7 @@ static bool chansend(struct hchan *c, const void *ep, bool block)
 			memcpy(chanbuf(c, c->sendx), ep, c->elemsize);
 		if (++c->sendx == c->dataqsiz)
 			c->sendx = 0;
-		c->qcount++;
+		atomic_store32(&c->qcount, c->qcount + 1);	/* chan_len reads it unlocked */
 		spin_unlock(&c->lock);
 		return true;
 	}
@@ -393,7 +393,7 @@ static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 			memset(slot, 0, c->elemsize);
 		if (++c->recvx == c->dataqsiz)
 			c->recvx = 0;
-		c->qcount--;
+		atomic_store32(&c->qcount, c->qcount - 1);	/* chan_len reads it unlocked */
 		spin_unlock(&c->lock);
 		*received = true;
 		return true;

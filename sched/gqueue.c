@@ -54,7 +54,9 @@ struct g *gqueue_pop(struct gqueue *q)
 void glist_push(struct glist *l, struct g *gp)
 {
 	gp->schedlink = l->head;
-	l->head = gp;
+	/* Atomic store (a plain mov): gfget peeks at sched.gfree.head
+	 * without the lock. */
+	__atomic_store_n(&l->head, gp, __ATOMIC_RELAXED);
 	l->size++;
 }
 
@@ -62,7 +64,7 @@ struct g *glist_pop(struct glist *l)
 {
 	struct g *gp = l->head;
 	if (gp != NULL) {
-		l->head = gp->schedlink;
+		__atomic_store_n(&l->head, gp->schedlink, __ATOMIC_RELAXED);
 		l->size--;
 		gp->schedlink = NULL;
 	}

@@ -224,6 +224,7 @@ static void ipi_wake(void)
 void preempt_init(void)
 {
 	preempt_safepoint_hook = preempt_safepoint;
-	ipi_wake_hook = ipi_wake;
-	sched_tick_hook = tick;
+	/* Store-release: other cores' interrupts read them meanwhile. */
+	__atomic_store_n(&ipi_wake_hook, ipi_wake, __ATOMIC_RELEASE);
+	__atomic_store_n(&sched_tick_hook, tick, __ATOMIC_RELEASE);
 }

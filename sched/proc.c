@@ -817,6 +817,10 @@ top:
 	if (mp->p != pp)
 		panic("findrunnable: wrong P");
 	pidleput(releasep());
+	/* Read before mput: once on sched.midle, a startm may set our
+	 * spinning for the work it hands us (found by TSan on hosted). */
+	bool was_spinning = mp->spinning;
+	mp->spinning = 0;
 	mput(mp);
 	spin_unlock(&sched.lock);
 
@@ -827,8 +831,7 @@ top:
 	 * StoreLoad) look at every run queue once more. If a submitter
 	 * comes later, it sees nmspinning == 0 and wakes an M itself.
 	 */
-	if (mp->spinning) {
-		mp->spinning = 0;
+	if (was_spinning) {
 		if ((int32_t)atomic_xadd32(&sched.nmspinning, -1) < 0)
 			panic("findrunnable: negative nmspinning");
 

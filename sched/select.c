@@ -166,7 +166,7 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 					memset(slot, 0, c->elemsize);
 				if (++c->recvx == c->dataqsiz)
 					c->recvx = 0;
-				c->qcount--;
+				atomic_store32(&c->qcount, c->qcount - 1);	/* chan_len reads it unlocked */
 				selunlock(&st);
 				cas->ok = true;
 				return casi;
@@ -192,7 +192,7 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 					memcpy(chanbuf(c, c->sendx), cas->elem, c->elemsize);
 				if (++c->sendx == c->dataqsiz)
 					c->sendx = 0;
-				c->qcount++;
+				atomic_store32(&c->qcount, c->qcount + 1);	/* chan_len reads it unlocked */
 				selunlock(&st);
 				return casi;
 			}

@@ -4,7 +4,7 @@
  * Package { Zero, Zero, ... }, so the boots alone cannot tell a parser that
  * returns zeros from one that reads the package: these bytes can.
  */
-#ifdef __x86_64__
+#if defined(__x86_64__) && !defined(GMK_HOSTED)	/* the PC platform's parser */
 #include <stdint.h>
 
 #include "boards/platform/pc/acpi.h"

@@ -107,7 +107,7 @@ TEST(ipi_from_every_core_reaches_every_other)
 {
 	memset((void *)ping_req, 0, sizeof ping_req);
 	memset((void *)ping_ack, 0, sizeof ping_ack);
-	ipi_ping_hook = ping_received;
+	__atomic_store_n(&ipi_ping_hook, ping_received, __ATOMIC_RELEASE);
 	smp_call_all(ping_everyone, NULL);
 	uint64_t until = nanotime() + 2 * NSEC_PER_SEC;
 	unsigned missing;
@@ -117,7 +117,7 @@ TEST(ipi_from_every_core_reaches_every_other)
 			for (unsigned s = 0; s < ncpus; s++)
 				missing += s != d && !atomic_load32(&ping_ack[d][s]);
 	} while (missing && nanotime() < until);
-	ipi_ping_hook = NULL;
+	__atomic_store_n(&ipi_ping_hook, NULL, __ATOMIC_RELEASE);
 	for (unsigned d = 0; d < ncpus; d++)
 		for (unsigned s = 0; s < ncpus; s++)
 			if (s != d && !ping_ack[d][s])

@@ -1,10 +1,17 @@
 /*
- * Hosted atomics: the kernel's atomic API on the compiler's __atomic
- * builtins, so that ThreadSanitizer can check the orderings sched/ asks for.
- * Only included through kernel/atomic.h.
+ * Hosted atomics. The default hosted build runs the arch's own atomics
+ * (arch/x86_64/atomic.h: inline assembly, user-mode code like any other),
+ * so that the hosted figures are the kernel's. GMK_HOST_BUILTIN_ATOMICS
+ * (the ThreadSanitizer builds: TSan cannot see into inline assembly) puts
+ * the same API on the compiler's __atomic builtins, with the orderings
+ * kernel/atomic.h promises. Only included through kernel/atomic.h.
  */
 #ifndef GMK_ARCH_HOST_ATOMIC_H
 #define GMK_ARCH_HOST_ATOMIC_H
+
+#if !defined(GMK_HOST_BUILTIN_ATOMICS) && defined(__x86_64__)
+#include "arch/x86_64/atomic.h"
+#else
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,4 +51,5 @@ static inline void smp_mb(void)  { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void smp_rmb(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 static inline void smp_wmb(void) { __atomic_thread_fence(__ATOMIC_RELEASE); }
 
+#endif /* GMK_HOST_BUILTIN_ATOMICS */
 #endif

@@ -1,41 +1,136 @@
 /*
  * Hosted CPU operations: the kernel/cpu.h inlines for a Linux process in
- * which each "core" is a thread (tests/host and the hosted board). The
- * per-core struct cpu is thread-local; "interrupts" are a per-thread flag
- * since a thread cannot be interrupted by the kernel's devices.
- * Only included through kernel/cpu.h.
+ * which each core is a thread (the hosted board, boards/hosted/, and the
+ * run-queue tests in tests/host). Only included through kernel/cpu.h.
+ *
+ * Per-core data. The kernel reaches its struct cpu through a register the
+ * kernel alone can set (GS base on x86-64, TPIDR_EL1 on aarch64). A Linux
+ * thread has one such register that is its own and already points at
+ * per-thread memory: %fs (TPIDR_EL0 on aarch64), glibc's thread pointer.
+ * So the core's struct cpu * and its running G are __thread variables read
+ * %fs-relative with the local-exec TLS model: one instruction each, like
+ * %gs:0 and %gs:8 in the kernel. Why not arch_prctl(ARCH_SET_GS) and the
+ * kernel's code as it is: aarch64 user code cannot write TPIDRRO_EL0 at
+ * all, so a GS-based design would not carry over to an arm64 host; gdb,
+ * the sanitizers and valgrind all understand TLS, and not all of them
+ * emulate a user GS base. The loads are inline assembly rather than plain
+ * C reads of the variables: a G migrates between threads at any switch, and
+ * the compiler may keep the *address* of a __thread variable (the thread
+ * pointer plus an offset) across a call, which would then be the old
+ * thread's. "movq %fs:var@tpoff" computes it afresh every time.
+ *
+ * Interrupts: the "interrupts" of a core are signals to its thread (the
+ * tick timer and IPIs, boards/hosted/). Masking them is a per-thread flag,
+ * not sigprocmask (a system call per spinlock would ruin every figure). A
+ * signal that finds the flag set is only recorded in host_irq_pending; the
+ * unmask that follows sees it and has the interrupt taken then
+ * (host_irq_replay), as a CPU takes a pending interrupt right after sti.
  */
 #ifndef GMK_ARCH_HOST_CPU_H
 #define GMK_ARCH_HOST_CPU_H
 
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
 struct cpu;
 
-/* Defined by the hosted runtime (tests/host/host.c): this thread's core,
- * its running G and its interrupt mask. */
+/* This thread's core, its running G, its interrupt mask and the
+ * interrupts that arrived while masked (bits: HOST_IRQ_*). Defined by the
+ * hosted board (or tests/host/host.c). */
 extern __thread struct cpu *host_this_cpu;
 extern __thread void *host_curg;
-extern __thread bool host_irq_masked;
+extern __thread volatile uint32_t host_irq_masked;
+extern __thread volatile uint32_t host_irq_pending;
 
-static inline struct cpu *arch_this_cpu(void) { return host_this_cpu; }
-static inline void arch_set_this_cpu(struct cpu *c) { host_this_cpu = c; }
-static inline void *arch_getg(void) { return host_curg; }
-static inline void arch_setg(void *g) { host_curg = g; }
+#define HOST_IRQ_TIMER	1u
+#define HOST_IRQ_IPI	2u
+
+/* Take the interrupts recorded in host_irq_pending now (unmasked). */
+void host_irq_replay(void);
+
+#define HOST_TLS_LOAD(var, out) \
+	asm volatile("movq %%fs:" #var "@tpoff, %0" : "=r"(out))
+#define HOST_TLS_STORE(var, in) \
+	asm volatile("movq %0, %%fs:" #var "@tpoff" : : "r"(in) : "memory")
+
+static inline struct cpu *arch_this_cpu(void)
+{
+	struct cpu *c;
+
+	HOST_TLS_LOAD(host_this_cpu, c);
+	return c;
+}
+
+static inline void arch_set_this_cpu(struct cpu *c)
+{
+	*(struct cpu **)c = c;		/* c->self, as on the kernel */
+	HOST_TLS_STORE(host_this_cpu, c);
+}
+
+static inline void *arch_getg(void)
+{
+	void *g;
+
+	HOST_TLS_LOAD(host_curg, g);
+	return g;
+}
+
+static inline void arch_setg(void *g)
+{
+	HOST_TLS_STORE(host_curg, g);
+}
+
+/* The flag is only ever read and written by its own thread and that
+ * thread's signal handlers, so a compiler barrier is all the ordering it
+ * needs; the read of the pending word after the unmask is an xchg, which
+ * a handler cannot split. */
+static inline void host_irq_unmask(void)
+{
+	asm volatile("" : : : "memory");
+	host_irq_masked = 0;
+	asm volatile("" : : : "memory");
+	if (__builtin_expect(host_irq_pending != 0, 0))
+		host_irq_replay();
+}
 
 static inline unsigned long arch_irq_save(void)
 {
-	unsigned long old = host_irq_masked;
-	host_irq_masked = true;
-	return old;
+	unsigned long was_masked = host_irq_masked;
+
+	host_irq_masked = 1;
+	asm volatile("" : : : "memory");
+	return was_masked;
 }
-static inline void arch_irq_restore(unsigned long flags) { host_irq_masked = flags; }
-static inline void arch_irq_enable(void) { host_irq_masked = false; }
-static inline void arch_irq_disable(void) { host_irq_masked = true; }
+
+static inline void arch_irq_restore(unsigned long was_masked)
+{
+	if (!was_masked)
+		host_irq_unmask();
+}
+
+static inline void arch_irq_enable(void) { host_irq_unmask(); }
+
+static inline void arch_irq_disable(void)
+{
+	host_irq_masked = 1;
+	asm volatile("" : : : "memory");
+}
+
 static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
+
+/*
+ * A thread spinning for a lock whose holder the host has descheduled only
+ * burns the time slice the holder needs (the host is shared; and with more
+ * cores than host CPUs, SMP=8 on a 2-core machine, it is the rule). So a
+ * spin-wait gives the host CPU away every host_relax_mask + 1 pauses, as a
+ * hypervisor's pause-loop exiting does for a spinning vCPU: every 4 when
+ * the cores outnumber the host's CPUs, every 256 (some microseconds of
+ * spinning) otherwise. Set by the board.
+ */
+extern uint32_t host_relax_mask;
+extern __thread uint32_t host_relax_spins;
+int sched_yield(void);
 
 static inline void arch_cpu_relax(void)
 {
@@ -44,12 +139,16 @@ static inline void arch_cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ volatile("yield");
 #endif
+	if ((++host_relax_spins & host_relax_mask) == 0)
+		sched_yield();
 }
 
-/* Nothing interrupts a thread: give the host core away instead. */
-static inline void arch_wait_for_interrupt(void) { sched_yield(); }
+/* Called masked: sleep on this core's futex until an interrupt is pending
+ * (an IPI's wake, the timer's deadline), take it, return masked. */
+void arch_wait_for_interrupt(void);
 
-/* Nanoseconds of CLOCK_MONOTONIC: a counter of 1 GHz. */
+/* Nanoseconds of CLOCK_MONOTONIC (the vDSO: no system call): a counter of
+ * 1 GHz. */
 static inline uint64_t arch_counter(void)
 {
 	struct timespec ts;

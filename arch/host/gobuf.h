@@ -1,18 +1,56 @@
 /*
- * Hosted gobuf: the host tests only exercise the run queues, which never
- * switch stacks, so this only has to give struct g a gobuf of some shape.
+ * Hosted gobuf: the x86-64 kernel's (arch/x86_64/gobuf.h), since the
+ * hosted board runs arch/x86_64/switch.S as it is, plus one word at the end
+ * for the sanitizers: the G's fiber (ThreadSanitizer's __tsan_create_fiber
+ * handle), used by the sanitizer builds' switch annotations
+ * (arch/host/san.c) and 0 elsewhere. switch.S only uses the GOBUF_*
+ * offsets, and struct g's M follows the gobuf at GOBUF_SIZE (G_M), so the
+ * longer gobuf needs nothing of it. Only through kernel/gobuf.h.
  */
 #ifndef GMK_ARCH_HOST_GOBUF_H
 #define GMK_ARCH_HOST_GOBUF_H
 
+/* The kernel's gobuf under another name, for its layout and gobuf_init. */
+#define gobuf gobuf_x86_64
+#define gobuf_init gobuf_init_x86_64
+#include "arch/x86_64/gobuf.h"
+#undef gobuf
+#undef gobuf_init
+
+#define GOBUF_FIBER	80
+#undef GOBUF_SIZE
+#define GOBUF_SIZE	88
+
 #ifndef __ASSEMBLY__
-#include <stdint.h>
 struct gobuf {
 	uintptr_t sp;
 	uintptr_t pc;
 	void *g;
-	uintptr_t regs[8];
+	uint64_t rbx, rbp, r12, r13, r14, r15;
+	uint32_t mxcsr;
+	uint16_t fpucw;
+	uint16_t pad;
+	void *fiber;			/* sanitizer builds: the G's fiber */
 };
+_Static_assert(__builtin_offsetof(struct gobuf, rbx) == GOBUF_RBX, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, r15) == GOBUF_R15, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, mxcsr) == GOBUF_MXCSR, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, fpucw) == GOBUF_FPUCW, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, fiber) == GOBUF_FIBER, "gobuf");
+_Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
+_Static_assert(sizeof(struct gobuf_x86_64) == GOBUF_FIBER, "gobuf");
+
+/* A G's fiber outlives its gobuf's reinitialisation (G records are reused). */
+void *host_san_fiber_for(void *old_fiber, void *g);
+
+static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top,
+			      void (*fn)(void), void *g)
+{
+	void *fiber = b->fiber;
+
+	gobuf_init_x86_64((struct gobuf_x86_64 *)b, sp_top, fn, g);
+	b->fiber = host_san_fiber_for(fiber, g);
+}
 #endif
 
 #endif

@@ -76,25 +76,7 @@ isr_common:
  * preempted G resumes (arch_preempt_resume in preempt.S). */
 	.globl	trap_return
 trap_return:
-	fxrstor64 (%rsp)
-	addq	$(TF_R15 - TF_FX), %rsp		/* FXSAVE area, pad, cr2 */
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rbp
-	popq	%rdi
-	popq	%rsi
-	popq	%rdx
-	popq	%rcx
-	popq	%rbx
-	popq	%rax
-	addq	$16, %rsp			/* vector, error code */
-	iretq
+	TRAPFRAME_RESTORE_IRETQ
 
 /* Stub addresses, indexed by vector, for idt.c. */
 	.section .rodata.isr, "a"

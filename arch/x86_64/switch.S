@@ -7,6 +7,13 @@
  */
 #include "kernel/gobuf.h"
 
+/* Where the running G lives: struct cpu's curg through GS in the kernel.
+ * The hosted board assembles this file as it is with its own definition
+ * (arch/host/switch.S: a %fs-relative thread-local variable). */
+#ifndef PERCPU_CURG
+#define PERCPU_CURG %gs:8
+#endif
+
 /* Save the caller's context in the gobuf at \buf; the caller's sp is just
  * above our return address, and its pc is that return address. */
 .macro SAVE_CALLEE buf
@@ -35,7 +42,7 @@ switch_text_start:
 	.type gosave, @function
 gosave:
 	SAVE_CALLEE %rdi
-	movq	%gs:8, %rax
+	movq	PERCPU_CURG, %rax
 	movq	%rax, GOBUF_G(%rdi)
 	xorl	%eax, %eax
 	ret
@@ -46,7 +53,7 @@ gosave:
 	.type gogo, @function
 gogo:
 	movq	GOBUF_G(%rdi), %rax
-	movq	%rax, %gs:8
+	movq	%rax, PERCPU_CURG
 	movq	GOBUF_RBX(%rdi), %rbx
 	movq	GOBUF_RBP(%rdi), %rbp
 	movq	GOBUF_R12(%rdi), %r12
@@ -69,14 +76,14 @@ gogo:
 	.global mcall
 	.type mcall, @function
 mcall:
-	movq	%gs:8, %rsi		/* gp */
+	movq	PERCPU_CURG, %rsi		/* gp */
 	SAVE_CALLEE %rsi
 	movq	%rsi, GOBUF_G(%rsi)
 	movq	G_M(%rsi), %rax
 	movq	M_G0(%rax), %rax
 	cmpq	%rax, %rsi
 	je	1f
-	movq	%rax, %gs:8
+	movq	%rax, PERCPU_CURG
 	movq	GOBUF_SP(%rax), %rsp	/* g0's stack top, 16-aligned */
 	xorl	%ebp, %ebp		/* backtraces end here */
 	movq	%rdi, %rax

@@ -26,7 +26,33 @@
 #define TF_SS		696
 #define TF_SIZE		704
 
-#ifndef __ASSEMBLY__
+#ifdef __ASSEMBLY__
+/* %rsp at a struct trapframe: every register back from it, then iretq pops
+ * RIP, CS, RFLAGS, RSP and SS. isr.S's exit (trap_return) and the hosted
+ * board's preempted-G resume (arch/host/preempt.S; iretq to the same
+ * privilege level works in user mode too). */
+.macro TRAPFRAME_RESTORE_IRETQ
+	fxrstor64 (%rsp)
+	addq	$(TF_R15 - TF_FX), %rsp		/* FXSAVE area, pad, cr2 */
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rbx
+	popq	%rax
+	addq	$16, %rsp			/* vector, error code */
+	iretq
+.endm
+#else
 #include <stdint.h>
 
 struct trapframe {

@@ -21,7 +21,14 @@
 
 __thread struct cpu *host_this_cpu;
 __thread void *host_curg;
-__thread bool host_irq_masked;
+__thread volatile uint32_t host_irq_masked;
+__thread volatile uint32_t host_irq_pending;
+__thread uint32_t host_relax_spins;
+uint32_t host_relax_mask = 63;
+
+/* Nothing signals these threads: no interrupt is ever pending. */
+void host_irq_replay(void) { host_irq_pending = 0; }
+void *host_san_fiber_for(void *old_fiber, void *g) { return old_fiber; }
 
 struct cpu cpus[MAX_CPUS];
 unsigned ncpus = MAX_CPUS;

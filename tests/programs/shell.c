@@ -181,6 +181,7 @@ static void burner(void *arg)
 	while (nanotime() < end)
 		for (int i = 0; i < 10000; i++)
 			x += (uint64_t)i;
+	(void)x;	/* clang: set but not used */
 	waitgroup_done(&burn_wg);
 }
 

@@ -1,0 +1,407 @@
+/*
+ * The hosted "CPU": a Linux thread whose interrupts are signals.
+ *
+ *   interrupt entry   a signal handler on the core's sigaltstack (its
+ *                     interrupt stack, irq_stacks[id]) builds a struct
+ *                     trapframe from the signal context: every register,
+ *                     the FXSAVE image included
+ *   masking           a per-thread flag (arch/host/cpu.h); a signal that
+ *                     finds it set is recorded and replayed at the unmask
+ *   preemption        as Go 1.14 does on Linux: the tick's handler runs the
+ *                     kernel's own tick (sched/preempt.c); when the G must
+ *                     go, preempt_async copies the frame onto the G's stack
+ *                     and calls arch_irq_leave_to, which rewrites the signal
+ *                     context so that the handler's return enters g0
+ *   idle              arch_wait_for_interrupt blocks on the core's futex
+ *                     until an IPI's wake or the timer's deadline
+ *   faults            SIGSEGV/SIGBUS/SIGILL/SIGFPE become the kernel's
+ *                     exceptions and kernel_fault's report
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "arch/host/host.h"
+#include "kernel/atomic.h"
+#include "kernel/board.h"
+#include "kernel/layout.h"
+#include "kernel/page.h"
+#include "kernel/panic.h"
+#include "kernel/percpu.h"
+#include "kernel/preempt.h"
+#include "kernel/trap.h"
+
+__thread struct cpu *host_this_cpu;
+__thread void *host_curg;
+__thread volatile uint32_t host_irq_masked = 1;	/* until cpu_start's enable */
+__thread volatile uint32_t host_irq_pending;
+
+struct host_core host_cores[MAX_CPUS];
+bool host_overcommit;		/* more cores than host CPUs (board.c) */
+uint32_t host_relax_mask = 255;
+__thread uint32_t host_relax_spins;
+
+/* The signal context of the interrupt being handled on this thread, and
+ * where arch_irq_leave_to goes back to in the handler. */
+static __thread ucontext_t *irq_uc;
+static __thread void *irq_jmp[5];
+
+bool host_async_preempt = true;
+
+/* The text of gmk's own objects: boards/hosted/text_begin.S and
+ * text_end.S are the first and last objects linked. Only a G interrupted
+ * in there is switched out at the signal: in the C library or a sanitizer
+ * runtime it may hold a lock or thread state of the thread it runs on
+ * (stdio's recursive lock records its owner thread), and moving it to
+ * another thread would break that. It switches at its next safe point. */
+extern char gmk_text_begin[], gmk_text_end[];
+
+static pid_t gettid_(void) { return (pid_t)syscall(SYS_gettid); }
+
+static long futex(volatile uint32_t *w, int op, uint32_t val,
+		  const struct timespec *ts, uint32_t bitset)
+{
+	return syscall(SYS_futex, w, op, val, ts, NULL, bitset);
+}
+
+/* ---- trap frames -------------------------------------------------------- */
+
+static void frame_from_uc(struct trapframe *tf, const ucontext_t *uc,
+			  unsigned vector, bool preemptible)
+{
+	const greg_t *r = uc->uc_mcontext.gregs;
+
+	if (uc->uc_mcontext.fpregs)
+		memcpy(tf->fx, uc->uc_mcontext.fpregs, sizeof tf->fx);
+	else
+		memset(tf->fx, 0, sizeof tf->fx);
+	tf->pad = 0;
+	tf->cr2 = (uint64_t)r[REG_CR2];
+	tf->r15 = r[REG_R15]; tf->r14 = r[REG_R14]; tf->r13 = r[REG_R13];
+	tf->r12 = r[REG_R12]; tf->r11 = r[REG_R11]; tf->r10 = r[REG_R10];
+	tf->r9 = r[REG_R9]; tf->r8 = r[REG_R8]; tf->rbp = r[REG_RBP];
+	tf->rdi = r[REG_RDI]; tf->rsi = r[REG_RSI]; tf->rdx = r[REG_RDX];
+	tf->rcx = r[REG_RCX]; tf->rbx = r[REG_RBX]; tf->rax = r[REG_RAX];
+	tf->vector = vector;
+	tf->error = (uint64_t)r[REG_ERR];
+	tf->rip = r[REG_RIP];
+	tf->rflags = r[REG_EFL];
+	tf->rsp = r[REG_RSP];
+	/* cs = 0 marks a frame that must not be switched out (one made up
+	 * for an interrupt taken in the idle loop, or a fault). */
+	uint16_t ss;
+	asm("movw %%ss, %0" : "=r"(ss));
+	tf->cs = preemptible ? (uint64_t)(r[REG_CSGSFS] & 0xffff) : 0;
+	tf->ss = ss;
+}
+
+void arch_dump_frame(const struct trapframe *tf)
+{
+	printf("  rip %016lx  rsp %016lx  rflags %08lx\n", tf->rip, tf->rsp, tf->rflags);
+	printf("  rax %016lx  rbx %016lx  rcx %016lx  rdx %016lx\n",
+	       tf->rax, tf->rbx, tf->rcx, tf->rdx);
+	printf("  rsi %016lx  rdi %016lx  rbp %016lx  r8  %016lx\n",
+	       tf->rsi, tf->rdi, tf->rbp, tf->r8);
+	printf("  r9  %016lx  r10 %016lx  r11 %016lx  r12 %016lx\n",
+	       tf->r9, tf->r10, tf->r11, tf->r12);
+	printf("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	printf("  vector %lu  error %lx  cr2 %016lx\n", tf->vector, tf->error, tf->cr2);
+}
+
+uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->rip; }
+uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->rbp; }
+uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->rsp; }
+
+void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
+			 uintptr_t sp)
+{
+	sp = (sp & ~(uintptr_t)15) - 8;
+	*(uint64_t *)sp = 0;
+	tf->rip = (uintptr_t)fn;
+	tf->rdi = (uintptr_t)arg;
+	tf->rsp = sp;
+	tf->rbp = 0;
+}
+
+/* ---- preemption (kernel/preempt.h) ------------------------------------- */
+
+bool arch_frame_preemptible(const struct trapframe *tf)
+{
+	if (!host_async_preempt || tf->cs == 0)
+		return false;
+	if (tf->rip < (uintptr_t)gmk_text_begin || tf->rip >= (uintptr_t)gmk_text_end)
+		return false;
+	return !preempt_pc_in_switch_code(tf->rip);
+}
+
+/* Hosted code uses the SysV red zone: the copy goes below it. */
+#define RED_ZONE	128
+
+uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit)
+{
+	uintptr_t sp = (tf->rsp - RED_ZONE - sizeof *tf) & ~(uintptr_t)15;
+	if (sp < limit || sp > tf->rsp)
+		return 0;
+	memcpy((void *)sp, tf, sizeof *tf);
+	return sp;
+}
+
+void host_irq_leave_tramp(void);
+
+/* From the tick's handler: make the handler's return run fn(arg) on sp as
+ * G g, with interrupts on, then unwind to the handler (its frame, on the
+ * signal stack, is where the return happens). */
+void arch_irq_leave_to(uintptr_t sp, void *g, void (*fn)(void *), void *arg)
+{
+	ucontext_t *uc = irq_uc;
+	if (!uc)
+		panic("arch_irq_leave_to outside a signal handler");
+	greg_t *r = uc->uc_mcontext.gregs;
+	r[REG_RSP] = (greg_t)sp;
+	r[REG_RIP] = (greg_t)(uintptr_t)host_irq_leave_tramp;
+	r[REG_RDI] = (greg_t)(uintptr_t)fn;
+	r[REG_RSI] = (greg_t)(uintptr_t)arg;
+	r[REG_RBP] = 0;
+	arch_setg(g);
+	host_san_leave_to(g);
+	__builtin_longjmp(irq_jmp, 1);
+}
+
+void arch_irq_leave_returned(void);
+void arch_irq_leave_returned(void)
+{
+	panic("arch_irq_leave_to: the function returned");
+}
+
+/* ---- interrupts ---------------------------------------------------------- */
+
+static int irq_signal(unsigned bit)
+{
+	return bit == HOST_IRQ_TIMER ? HOST_SIG_TICK : HOST_SIG_IPI;
+}
+
+/* The tick and IPI signals. Both are blocked while either handler runs
+ * (sa_mask), so handlers do not nest; a signal that comes meanwhile waits
+ * in the kernel until the handler returns. */
+static void irq_handler(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	unsigned bit = sig == HOST_SIG_TICK ? HOST_IRQ_TIMER : HOST_IRQ_IPI;
+
+	if (host_irq_masked || !host_this_cpu) {
+		__atomic_fetch_or(&host_irq_pending, bit, __ATOMIC_RELAXED);
+		/* An idle core's futex wait ends with EINTR and looks. */
+		errno = saved_errno;
+		return;
+	}
+	host_irq_masked = 1;		/* as the CPU clears IF */
+	struct trapframe tf;
+	frame_from_uc(&tf, ucv, bit == HOST_IRQ_TIMER ? HOST_VEC_TIMER : HOST_VEC_IPI, true);
+	irq_uc = ucv;
+	if (__builtin_setjmp(irq_jmp) == 0)
+		board_irq(&tf);
+	irq_uc = NULL;
+	asm volatile("" : : : "memory");
+	host_irq_masked = 0;		/* iretq restores IF */
+	errno = saved_errno;
+}
+
+void host_irq_replay(void)
+{
+	uint32_t p = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_RELAXED);
+	pid_t tid = host_cores[arch_this_cpu()->id].tid;
+
+	/* Raised to this thread, unmasked: delivered before tgkill returns,
+	 * with the full context of this point, as an interrupt would be. */
+	for (unsigned bit = 1; bit <= HOST_IRQ_IPI; bit <<= 1)
+		if (p & bit)
+			syscall(SYS_tgkill, getpid(), tid, irq_signal(bit));
+}
+
+/* Take an interrupt without a signal (from the idle wait): no G to
+ * switch out there, so the frame only has to be valid. */
+static void irq_take_here(unsigned vector)
+{
+	struct trapframe tf;
+
+	memset(&tf, 0, sizeof tf);
+	tf.vector = vector;
+	tf.rip = (uintptr_t)__builtin_return_address(0);
+	tf.rbp = (uintptr_t)__builtin_frame_address(0);
+	tf.rsp = tf.rbp;
+	board_irq(&tf);
+}
+
+void arch_wait_for_interrupt(void)
+{
+	struct cpu *c = this_cpu();
+	struct host_core *h = &host_cores[c->id];
+	uint64_t t0 = arch_counter();
+	bool timer = false, ipi = false;
+
+	atomic_xchg32(&h->sleeping, 1);		/* full barrier: see host_core_kick */
+	for (;;) {
+		uint32_t seq = atomic_load32(&h->wake);
+		uint32_t p = host_irq_pending;
+		uint64_t dl = h->deadline;
+		timer = (p & HOST_IRQ_TIMER) || (dl && arch_counter() >= dl);
+		ipi = (p & HOST_IRQ_IPI) || atomic_load32(&c->ipi_pending);
+		if (timer || ipi)
+			break;
+		struct timespec ts, *tsp = NULL;
+		if (dl) {
+			ts.tv_sec = (time_t)(dl / 1000000000ull);
+			ts.tv_nsec = (long)(dl % 1000000000ull);
+			tsp = &ts;
+		}
+		/* Absolute CLOCK_MONOTONIC timeout: arch_counter's clock. */
+		long r = futex(&h->wake, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
+			       tsp, FUTEX_BITSET_MATCH_ANY);
+		if (r == 0 && atomic_load32(&h->wake) != seq)
+			break;		/* kicked: an IPI (looked at below) */
+	}
+	atomic_store32(&h->sleeping, 0);
+	(void)t0;
+	uint32_t p = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_RELAXED);
+	uint64_t dl = h->deadline;
+	if ((p & HOST_IRQ_TIMER) || (dl && arch_counter() >= dl)) {
+		h->deadline = 0;	/* consumed, as the hardware's one-shot */
+		irq_take_here(HOST_VEC_TIMER);
+	}
+	if ((p & HOST_IRQ_IPI) || atomic_load32(&c->ipi_pending))
+		irq_take_here(HOST_VEC_IPI);
+}
+
+/* An IPI: wake the core if it sleeps in arch_wait_for_interrupt, signal
+ * it otherwise (a running core must take it at once, as an interrupt). */
+void host_core_kick(unsigned id)
+{
+	struct host_core *h = &host_cores[id];
+
+	atomic_xadd32(&h->wake, 1);		/* full barrier */
+	if (atomic_load32(&h->sleeping))
+		futex(&h->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
+	else
+		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_IPI);
+}
+
+/* ---- faults -------------------------------------------------------------- */
+
+static void fault_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct trapframe tf;
+	char detail[128];
+	const char *kind;
+	unsigned vector;
+	uintptr_t addr = (uintptr_t)si->si_addr;
+
+	host_irq_masked = 1;
+	if (!host_this_cpu) {
+		static const char msg[] = "gmk: hosted: fault outside any core\n";
+		(void)!write(2, msg, sizeof msg - 1);
+		_exit(1);
+	}
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+		if (si->si_code == SI_KERNEL) {	/* #GP: no address */
+			vector = 13;
+			kind = "general protection fault";
+			snprintf(detail, sizeof detail,
+				 "non-canonical address or privileged operation");
+			addr = 0;
+			break;
+		}
+		vector = 14;
+		kind = "page fault";
+		unsigned long err = (unsigned long)uc->uc_mcontext.gregs[REG_ERR];
+		snprintf(detail, sizeof detail, "%s, %s, error code 0x%lx",
+			 (err & 16) ? "instruction fetch" : (err & 2) ? "write" : "read",
+			 si->si_code == SEGV_ACCERR ? "protection violation"
+						    : "page not present", err);
+		break;
+	case SIGFPE:
+		vector = 0;
+		kind = "divide error";
+		snprintf(detail, sizeof detail, "vector 0, error code 0x0");
+		break;
+	default:
+		vector = 6;
+		kind = "invalid opcode";
+		snprintf(detail, sizeof detail, "vector 6, error code 0x0");
+		break;
+	}
+	frame_from_uc(&tf, uc, vector, false);
+	tf.cr2 = addr;
+	kernel_fault(&tf, kind, detail, addr);
+}
+
+/* ---- per core ------------------------------------------------------------ */
+
+static void sig_install(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, HOST_SIG_TICK);
+	sigaddset(&sa.sa_mask, HOST_SIG_IPI);
+	if (sigaction(sig, &sa, NULL) != 0)
+		panic("hosted: sigaction(%d): %s", sig, strerror(errno));
+}
+
+void host_signals_init(void)
+{
+	sig_install(HOST_SIG_TICK, irq_handler);
+	sig_install(HOST_SIG_IPI, irq_handler);
+	sig_install(SIGSEGV, fault_handler);
+	sig_install(SIGBUS, fault_handler);
+	sig_install(SIGILL, fault_handler);
+	sig_install(SIGFPE, fault_handler);
+}
+
+/* kernel/main.c, first thing on each core (masked). */
+void arch_cpu_init(struct cpu *c)
+{
+	struct host_core *h = &host_cores[c->id];
+	stack_t ss;
+
+	arch_set_this_cpu(c);
+	h->tid = gettid_();
+	/* The interrupt stack: every handler runs there (SA_ONSTACK), so a
+	 * G's small stack never holds a signal frame and a stack overflow
+	 * can still be reported. */
+	ss.ss_sp = (void *)(c->irq_stack_top - IRQ_STACK_SIZE);
+	ss.ss_size = IRQ_STACK_SIZE;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) != 0)
+		panic("hosted: sigaltstack: %s", strerror(errno));
+	host_san_thread_init(c);
+}
+
+/* ---- memory (kernel/page.h) ---------------------------------------------- */
+
+void arch_unmap_page(uintptr_t va)
+{
+	if (mprotect((void *)va, PAGE_SIZE, PROT_NONE) != 0)
+		panic("hosted: mprotect(0x%lx, PROT_NONE): %s (vm.max_map_count?)",
+		      (unsigned long)va, strerror(errno));
+}
+
+void arch_map_page(uintptr_t va)
+{
+	if (mprotect((void *)va, PAGE_SIZE, PROT_READ | PROT_WRITE) != 0)
+		panic("hosted: mprotect(0x%lx, PROT_READ|PROT_WRITE): %s",
+		      (unsigned long)va, strerror(errno));
+}

@@ -1,0 +1,50 @@
+/*
+ * What the hosted arch layer (arch/host/cpu.c) and the hosted board
+ * (boards/hosted/board.c) share: the per-core thread state, the signals
+ * that stand for interrupts, and the sanitizer hooks (arch/host/san.c).
+ */
+#ifndef GMK_ARCH_HOST_HOST_H
+#define GMK_ARCH_HOST_HOST_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel/cpu.h"
+
+/* The tick (a per-thread POSIX timer) and the IPI. Neither stops gdb by
+ * default (`handle SIGALRM/SIGURG nostop noprint` is gdb's default). */
+#define HOST_SIG_TICK	SIGALRM
+#define HOST_SIG_IPI	SIGURG
+
+/* Vector numbers in struct trapframe, as the x86-64 board's IDT has them. */
+#define HOST_VEC_TIMER	32
+#define HOST_VEC_IPI	33
+
+struct host_core {
+	pid_t tid;			/* the core's thread */
+	volatile uint32_t wake;		/* futex: bumped by every IPI */
+	volatile uint32_t sleeping;	/* in arch_wait_for_interrupt */
+	uint64_t deadline;		/* timer deadline, arch_counter units; 0 none */
+	void *timer;			/* the POSIX timer (timer_t), board.c */
+	bool timer_ok;
+	void *san_g0_fiber;		/* sanitizer builds: the thread's own fiber */
+};
+extern struct host_core host_cores[];
+
+/* false: the tick only marks the G (safe-point preemption); set by the
+ * board for builds and runs where a rewritten signal context cannot be
+ * honoured (ThreadSanitizer delivers signals late, from its own copy). */
+extern bool host_async_preempt;
+extern bool host_overcommit;
+
+void host_signals_init(void);
+void host_core_kick(unsigned id);
+
+/* arch/host/san.c: fiber annotations (no-ops without sanitizers). */
+struct cpu;
+void host_san_thread_init(struct cpu *c);
+void host_san_leave_to(void *g);
+
+#endif
