@@ -892,7 +892,9 @@ void execute(struct g *gp, bool inherit_time)
 	struct m *mp = getm();
 	struct p *pp = mp->p;
 	uint64_t now = nanotime();
-	mp->curg = gp;
+	/* store-release: the watchdog (p_running_core) reads curg from
+	 * other cores. */
+	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
 	gp->m = mp;
 	casgstatus(gp, _Grunnable, _Grunning);
 	gp->preempt = 0;
@@ -901,7 +903,7 @@ void execute(struct g *gp, bool inherit_time)
 		pp->schedtick++;
 		pp->schedwhen = now;	/* the tick measures the slice from here */
 	}
-	pp->runwhen = now;
+	atomic_store64(&pp->runwhen, now);	/* the watchdog reads it (p_running_core) */
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	/* A G a due timer readied into runnext in this round must run
@@ -934,7 +936,7 @@ void schedule(void)
 		uint64_t held = nanotime() - pp->runwhen;
 		if (held > pp->maxhold_ns)
 			pp->maxhold_ns = held;
-		pp->runwhen = 0;
+		atomic_store64(&pp->runwhen, 0);
 	}
 	bool inherit;
 	struct g *gp = findrunnable(&inherit);
@@ -951,7 +953,7 @@ void dropg(void)
 	struct m *mp = getm();
 	stackcheck(mp->curg);
 	mp->curg->m = NULL;
-	mp->curg = NULL;
+	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
 }
 
 /* ---- start-up ---------------------------------------------------------- */
