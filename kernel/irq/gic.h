@@ -24,6 +24,7 @@
 #define GIC_DT_SPI		0
 #define GIC_DT_PPI		1
 #define GIC_DT_FLAGS_EDGE	3	/* third cell: 1/2 edge, 4/8 level */
+#define GICD_ISENABLER(n)	(0x100 + 4 * (n))
 #define GICD_ICFGR(n)		(0xc00 + 4 * (n))	/* 2 bits per INTID */
 #define GICD_ICFGR_EDGE(intid)	(2u << ((intid) % 16 * 2))
 
@@ -37,6 +38,22 @@ static inline unsigned gic_dt_irq(const void *spec)
 	if (type == GIC_DT_SPI && num < 988)
 		return GIC_SPI_BASE + num;
 	return IRQ_SPURIOUS;
+}
+
+/* The distributor's part of enabling a device's SPI, the same on GICv2 and
+ * GICv3: level or edge as the DT specifier says, then the enable bit. The
+ * caller routes it first (GICv2's ITARGETSR; GICv3's IROUTER at init).
+ * Returns false for an INTID that is not an SPI. */
+static inline bool gicd_enable_spi(uintptr_t gicd, unsigned intid, const void *spec)
+{
+	volatile uint32_t *cfg = (volatile uint32_t *)(gicd + GICD_ICFGR(intid / 16));
+	bool edge = fdt_be32((const uint8_t *)spec + 8) & GIC_DT_FLAGS_EDGE;
+
+	if (intid < GIC_SPI_BASE)
+		return false;
+	*cfg = edge ? *cfg | GICD_ICFGR_EDGE(intid) : *cfg & ~GICD_ICFGR_EDGE(intid);
+	*(volatile uint32_t *)(gicd + GICD_ISENABLER(intid / 32)) = 1u << (intid % 32);
+	return true;
 }
 
 #endif

@@ -13,7 +13,6 @@
 /* Distributor */
 #define GICD_CTLR		0x000
 #define GICD_TYPER		0x004
-#define GICD_ISENABLER(n)	(0x100 + 4 * (n))
 #define GICD_ICENABLER(n)	(0x180 + 4 * (n))
 #define GICD_ICPENDR(n)		(0x280 + 4 * (n))
 #define GICD_IPRIORITYR(n)	(0x400 + (n))		/* byte per INTID */
@@ -121,15 +120,9 @@ static void gicv2_send_ipi(unsigned cpu_id, uint64_t mpidr)
  * (where init routed every SPI). */
 static void gicv2_enable_device(unsigned intid, const void *spec)
 {
-	bool edge = fdt_be32((const uint8_t *)spec + 8) & GIC_DT_FLAGS_EDGE;
-	uintptr_t cfg = gicd + GICD_ICFGR(intid / 16);
-
-	if (intid < GIC_SPI_BASE)
-		return;
-	wr32(cfg, edge ? rd32(cfg) | GICD_ICFGR_EDGE(intid)
-		       : rd32(cfg) & ~GICD_ICFGR_EDGE(intid));
-	wr8(gicd + GICD_ITARGETSR(intid), cpu_mask[0] ? cpu_mask[0] : 1);
-	wr32(gicd + GICD_ISENABLER(intid / 32), 1u << (intid % 32));
+	if (intid >= GIC_SPI_BASE)
+		wr8(gicd + GICD_ITARGETSR(intid), cpu_mask[0] ? cpu_mask[0] : 1);
+	gicd_enable_spi(gicd, intid, spec);
 }
 
 static const char *const gicv2_compatible[] = {

@@ -13,7 +13,6 @@
 /* Distributor */
 #define GICD_CTLR		0x0000
 #define GICD_TYPER		0x0004
-#define GICD_ISENABLER(n)	(0x100 + 4 * (n))
 #define GICD_ICENABLER(n)	(0x0180 + 4 * (n))
 #define GICD_IGROUPR(n)		(0x0080 + 4 * (n))
 #define GICD_IPRIORITYR(n)	(0x0400 + (n))
@@ -205,14 +204,7 @@ static void gicv3_send_ipi(unsigned cpu_id, uint64_t mpidr)
  * (where init routed every SPI). */
 static void gicv3_enable_device(unsigned intid, const void *spec)
 {
-	bool edge = fdt_be32((const uint8_t *)spec + 8) & GIC_DT_FLAGS_EDGE;
-	uintptr_t cfg = gicd + GICD_ICFGR(intid / 16);
-
-	if (intid < GIC_SPI_BASE)
-		return;
-	wr32(cfg, edge ? rd32(cfg) | GICD_ICFGR_EDGE(intid)
-		       : rd32(cfg) & ~GICD_ICFGR_EDGE(intid));
-	wr32(gicd + GICD_ISENABLER(intid / 32), 1u << (intid % 32));
+	gicd_enable_spi(gicd, intid, spec);
 }
 
 static const char *const gicv3_compatible[] = { "arm,gic-v3", NULL };
