@@ -138,7 +138,9 @@ static void m_leftidle_locked(struct m *mp)
 {
 	if (sched.timerm != mp)
 		return;
-	sched.timerm = NULL;
+	/* Atomic: timers_notify_keeper and stopm's watchdog look at timerm
+	 * without sched.lock. */
+	atomic_storeuintptr((volatile uintptr_t *)&sched.timerm, 0);
 	if (sched.midle)
 		ipi_send(sched.midle->cpu->id, IPI_WAKE);
 }
@@ -471,7 +473,8 @@ static void stopm(void)
 			wd = watchdog_check(now);	/* always in the future */
 		spin_lock(&sched.lock);
 		if (m_on_midle(mp) && (!sched.timerm || sched.timerm == mp)) {
-			sched.timerm = mp;
+			atomic_storeuintptr((volatile uintptr_t *)&sched.timerm,
+					    (uintptr_t)mp);
 			deadline = timekeeper_deadline(&tp);
 		} else {
 			wd = 0;
