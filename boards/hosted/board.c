@@ -214,9 +214,18 @@ void board_irq(struct trapframe *tf)
 		kernel_ipi_interrupt(tf);
 }
 
+#ifdef GMK_FUZZ
+/* The libFuzzer target (tests/fuzz) owns the process: it decides what a
+ * kernel's exit means there. */
+__attribute__((noreturn)) void fuzz_board_exit(int status);
+#endif
+
 __attribute__((noreturn)) void board_exit(int status)
 {
 	out_flush();
+#ifdef GMK_FUZZ
+	fuzz_board_exit(status);
+#endif
 	exit(status);
 }
 
@@ -229,7 +238,14 @@ static void usage(const char *argv0)
 	exit(2);
 }
 
+/* The libFuzzer build (SAN=fuzz) has libFuzzer's main: it calls this on a
+ * thread of its own (tests/fuzz/fuzz_sched.c). */
+#ifdef GMK_FUZZ
+int hosted_main(int argc, char **argv);
+int hosted_main(int argc, char **argv)
+#else
 int main(int argc, char **argv)
+#endif
 {
 	int i = 1;
 
