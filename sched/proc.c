@@ -231,7 +231,8 @@ static void acquirep(struct p *pp)
 	if (mp->p || pp->m)
 		panic("acquirep: M%u has P, or P%u has M", mp->id, pp->id);
 	mp->p = pp;
-	pp->m = mp;
+	/* The watchdog (p_running_core) reads pp->m without a lock. */
+	atomic_storeuintptr((volatile uintptr_t *)&pp->m, (uintptr_t)mp);
 	atomic_store32(&pp->status, _Prunning);
 	traceProcStart(mp);
 }
@@ -241,7 +242,7 @@ static struct p *releasep(void)
 	struct m *mp = getm();
 	struct p *pp = mp->p;
 	traceProcStop();
-	pp->m = NULL;
+	atomic_storeuintptr((volatile uintptr_t *)&pp->m, 0);	/* as in acquirep */
 	mp->p = NULL;
 	atomic_store32(&pp->status, _Pidle);
 	return pp;
