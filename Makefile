@@ -135,12 +135,18 @@ endif
 ifeq ($(ARCH),host)
 BUILD   := build/$(BOARD)$(if $(SAN),-$(SAN))
 KERNEL  := $(BUILD)/gmk
-# SAN=fuzz: the libFuzzer target too (tests/fuzz/, make fuzz).
-SRCS    += $(if $(filter fuzz,$(SAN)),$(wildcard tests/fuzz/*.c))
+# SAN=fuzz: the libFuzzer target too (tests/fuzz/, make fuzz), whose main
+# is libFuzzer's, not the board's (boards/hosted/main.c).
+ifeq ($(SAN),fuzz)
+SRCS    := $(filter-out boards/hosted/main.c,$(SRCS)) $(wildcard tests/fuzz/*.c)
+endif
 # First and last objects: they bracket gmk's own text (arch/host/cpu.c).
 OBJS    := $(BUILD)/boards/hosted/text_begin.S.o \
 	$(patsubst %,$(BUILD)/%.o,$(SRCS)) $(BUILD)/boards/hosted/text_end.S.o
 DEPS    := $(OBJS:.o=.d)
+# The board as a library, without its main: the host tests (tests/host)
+# link the kernel's own spinlocks, panic, time and run queues from it.
+HOSTLIB := $(BUILD)/libgmk.a
 CC      := gcc
 OBJCOPY := objcopy
 ARCH_CFLAGS := -DGMK_HOSTED -pthread
@@ -212,6 +218,18 @@ $(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
+
+ifneq ($(HOSTLIB),)
+$(HOSTLIB): $(filter-out %/boards/hosted/main.c.o,$(OBJS))
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# A host test (tests/host/<name>.c), linked against that library.
+$(BUILD)/host-tests/%: tests/host/%.c $(HOSTLIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $< $(HOSTLIB)
+endif
 
 $(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld)
 	@$(if $(Q),echo "  LD      $@")

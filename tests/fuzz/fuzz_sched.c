@@ -57,11 +57,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/host/host.h"
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
 #include "sched/gmk.h"
-
-int hosted_main(int argc, char **argv);
 
 #define MAX_CH		4
 #define MAX_WORKERS	5
