@@ -300,8 +300,8 @@ static bool p_stalled(struct p *pp)
 {
 	uint64_t since;
 	struct cpu *c = p_running_core(pp, &since);
-	return c && atomic_load64(&c->watchdog_reported) == atomic_load64(&c->last_tick_ns) &&
-	       c->watchdog_reported != 0;
+	uint64_t rep = c ? atomic_load64(&c->watchdog_reported) : 0;
+	return rep != 0 && rep == atomic_load64(&c->last_tick_ns);
 }
 
 /* The watchdog check, on g0. Returns the next time it should look. */
@@ -340,7 +340,8 @@ static uint64_t watchdog_check(uint64_t now)
 		       "cores go on, and fire its timers)\n",
 		       c->id, pp->id, (unsigned long long)((now - since) / NSEC_PER_MSEC),
 		       gp ? (unsigned long long)gp->goid : 0ull,
-		       gp ? (void *)gp->entry : NULL, (unsigned long)c->last_tick_pc);
+		       gp ? (void *)gp->entry : NULL,
+		       (unsigned long)__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED));
 	}
 	atomic_store32(&sched.nstalled, nstalled);
 	return next;
