@@ -868,7 +868,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - t0.tv_sec >= (time_t)timeout_s && timeout_s) {
 			fprintf(stderr, "fuzz: the program did not finish in %u s "
-				"(a lost wake-up or a deadlock); gmk's goroutines:\n", timeout_s);
+				"(a lost wake-up, a livelock or a deadlock)\n", timeout_s);
 			abort();
 		}
 	}
