@@ -135,10 +135,18 @@ endif
 ifeq ($(ARCH),host)
 BUILD   := build/$(BOARD)$(if $(SAN),-$(SAN))
 KERNEL  := $(BUILD)/gmk
+# SAN=fuzz: the libFuzzer target too (tests/fuzz/, make fuzz), whose main
+# is libFuzzer's, not the board's (boards/hosted/main.c).
+ifeq ($(SAN),fuzz)
+SRCS    := $(filter-out boards/hosted/main.c,$(SRCS)) $(wildcard tests/fuzz/*.c)
+endif
 # First and last objects: they bracket gmk's own text (arch/host/cpu.c).
 OBJS    := $(BUILD)/boards/hosted/text_begin.S.o \
 	$(patsubst %,$(BUILD)/%.o,$(SRCS)) $(BUILD)/boards/hosted/text_end.S.o
 DEPS    := $(OBJS:.o=.d)
+# The board as a library, without its main: the host tests (tests/host)
+# link the kernel's own spinlocks, panic, time and run queues from it.
+HOSTLIB := $(BUILD)/libgmk.a
 CC      := gcc
 OBJCOPY := objcopy
 ARCH_CFLAGS := -DGMK_HOSTED -pthread
@@ -153,8 +161,14 @@ else ifeq ($(SAN),asan)
 CC      := clang
 ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-DGMK_SAN_FIBERS
+else ifeq ($(SAN),fuzz)
+# The libFuzzer target (tests/fuzz/, make fuzz): coverage for libFuzzer,
+# ASan and UBSan; libFuzzer's main calls the board's (hosted_main).
+CC      := clang
+ARCH_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -DGMK_SAN_FIBERS -DGMK_FUZZ
 else ifneq ($(SAN),)
-$(error SAN=$(SAN): want tsan or asan)
+$(error SAN=$(SAN): want tsan, asan or fuzz)
 endif
 ifeq ($(CC),clang)
 ARCH_CFLAGS += -Wno-unused-command-line-argument \
@@ -165,6 +179,9 @@ ARCH_LDFLAGS := -pthread -Wl,--gc-sections \
 	-Wl,--defsym=_kernel_start=__executable_start \
 	-Wl,--defsym=_text_start=__executable_start
 ARCH_LIBS :=
+ifeq ($(SAN),fuzz)
+ARCH_LDFLAGS += -fsanitize=fuzzer
+endif
 endif
 
 # The screen console's font (kernel/dev/fbcon.c), converted to C at build
@@ -187,7 +204,7 @@ $(DEPS_STAMP):
 	$(Q)tools/deps
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay
+.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay
 all: kernel
 # The kernel, and what its runner boots (an image, a DTB).
 kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
@@ -201,6 +218,18 @@ $(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
+
+ifneq ($(HOSTLIB),)
+$(HOSTLIB): $(filter-out %/boards/hosted/main.c.o,$(OBJS))
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# A host test (tests/host/<name>.c), linked against that library.
+$(BUILD)/host-tests/%: tests/host/%.c $(HOSTLIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $< $(HOSTLIB)
+endif
 
 $(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld)
 	@$(if $(Q),echo "  LD      $@")
@@ -342,6 +371,28 @@ trace: deps
 # The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
 $(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
 .PHONY: trace
+
+# ---- the libFuzzer target (tests/fuzz/) on the hosted board --------------
+# make fuzz: FUZZ_TIME seconds (default 600) from the seeds in
+# tests/fuzz/corpus, new inputs into build/hosted-fuzz/corpus, crashes into
+# build/hosted-fuzz/crash-*; FUZZ_SMP cores (default 4), FUZZ_ARGS for
+# libFuzzer (-jobs=2, -seed=N, ...). make fuzz-replay CRASH=file runs one
+# input FUZZ_RUNS times (default 200): its interleaving is the host's.
+FUZZ_TIME ?= 600
+FUZZ_SMP  ?= 4
+FUZZ_RUNS ?= 200
+FUZZ_ARGS ?=
+FUZZ_BIN  := build/hosted-fuzz/gmk
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory BOARD=hosted SAN=fuzz kernel
+	@mkdir -p build/hosted-fuzz/corpus
+	GMK_FUZZ_SMP=$(FUZZ_SMP) $(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=517 \
+		-len_control=0 -print_final_stats=1 -artifact_prefix=build/hosted-fuzz/ \
+		$(FUZZ_ARGS) build/hosted-fuzz/corpus tests/fuzz/corpus
+fuzz-replay: deps
+	$(if $(CRASH),,$(error make fuzz-replay CRASH=<input file>))
+	$(Q)$(MAKE) --no-print-directory BOARD=hosted SAN=fuzz kernel
+	GMK_FUZZ_SMP=$(FUZZ_SMP) $(FUZZ_BIN) -runs=$(FUZZ_RUNS) $(FUZZ_ARGS) $(CRASH)
 
 host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host

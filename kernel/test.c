@@ -21,6 +21,9 @@
 #include "kernel/percpu.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#ifdef GMK_HOSTED
+#include "arch/host/host.h"	/* host_async_preempt */
+#endif
 
 extern const struct test_case __start_gmk_tests[], __stop_gmk_tests[];
 
@@ -57,10 +60,12 @@ bool glob_match(const char *pat, const char *s)
 	return *pat == '\0';
 }
 
-/* test=a,b,c selects the union of several globs. */
+/* test=a,b,c selects the union of several globs; a glob written -g
+ * leaves out the tests it matches (test=*,-sched_million* : all but those). */
 static bool selected(const char *globs, const char *name)
 {
 	char one[128];
+	bool in = false;
 
 	for (const char *p = globs; *p;) {
 		const char *e = strchr(p, ',');
@@ -68,12 +73,21 @@ static bool selected(const char *globs, const char *name)
 		if (n < sizeof one) {
 			memcpy(one, p, n);
 			one[n] = '\0';
-			if (glob_match(one, name))
-				return true;
+			if (one[0] == '-') {
+				if (glob_match(one + 1, name))
+					return false;
+			} else if (glob_match(one, name)) {
+				in = true;
+			}
 		}
 		p += n + (e ? 1 : 0);
 	}
-	return false;
+	return in;
+}
+
+bool test_selects(const char *globs, const char *name)
+{
+	return selected(globs, name);
 }
 
 const char *test_current(void)
@@ -96,6 +110,30 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 void test_abort(void)
 {
 	longjmp(abort_jmp, 1);
+}
+
+static const char *skip_why;
+
+void test_skip(const char *why)
+{
+	skip_why = why;
+	longjmp(abort_jmp, 1);
+}
+
+void test_needs_async_preempt(void)
+{
+#ifdef GMK_HOSTED
+	if (!host_async_preempt)
+		test_skip("needs async preemption of a spinning G, off in this build "
+			  "(ThreadSanitizer delivers signals late, or GMK_NO_ASYNC_PREEMPT)");
+#endif
+}
+
+void test_needs_small_stacks(void)
+{
+#ifdef GMK_SAN_FIBERS
+	test_skip("runs Gs on 1-2 KiB stacks, too small for a sanitizer's frames");
+#endif
 }
 
 static void print_summary(void)
@@ -204,9 +242,17 @@ static void run_one(const struct test_case *t, unsigned num)
 	current_num = num;
 	atomic_store32(&current_failures, 0);
 	printf("# running: %s\n", t->name);
+	skip_why = NULL;
 	if (setjmp(abort_jmp) == 0)
 		t->fn();
 	uint64_t ms = (nanotime() - t0) / NSEC_PER_MSEC;
+
+	if (skip_why && !atomic_load32(&current_failures)) {
+		printf("ok %u %s # SKIP %s\n", num, t->name, skip_why);
+		nskipped++;
+		current = NULL;
+		return;
+	}
 
 	if (t->expect_fatal) {
 		printf("# expected a fatal error matching \"%s\"; the test returned\n",

@@ -12,6 +12,10 @@
  *   test_expect_fatal(fmt, ...) inside a TEST_FATAL: the message it must
  *                             die with, known only at run time (a goid);
  *                             replaces the static one.
+ *   test_skip("why")          leave the test as skipped (counted apart);
+ *                             test_needs_async_preempt() and
+ *                             test_needs_small_stacks() skip it where the
+ *                             build cannot do what it needs
  *   TEST_INPUT(name)          a test that reads the serial console: it
  *                             prints "# send: TEXT" when it is ready and
  *                             tools/serial-feed sends TEXT; runs with
@@ -53,6 +57,16 @@ void test_fail(const char *file, int line, const char *fmt, ...)
 /* Abort the running test (after test_fail). Only from the test's own
  * context: the runner's G/stack. */
 __attribute__((noreturn)) void test_abort(void);
+/* Leave the running test as skipped: "ok N name # SKIP why", counted
+ * apart from passes. Only from the test's own context, like test_abort. */
+__attribute__((noreturn)) void test_skip(const char *why);
+/* Skips the test where the build cannot switch out a G that spins
+ * without safe points (async preemption): the hosted board under
+ * ThreadSanitizer, or with GMK_NO_ASYNC_PREEMPT set. */
+void test_needs_async_preempt(void);
+/* Skips the test under a sanitizer (hosted SAN=tsan|asan): it runs Gs on
+ * 1-2 KiB stacks, where the sanitizer runtime's own frames do not fit. */
+void test_needs_small_stacks(void);
 /* Name of the test running now, or NULL. */
 const char *test_current(void);
 /* A TEST_FATAL's expected message, formatted at run time. */
@@ -64,6 +78,8 @@ void test_crash_epilogue(void);
 /* Run every test whose name matches the glob; returns the failure count. */
 unsigned test_run(const char *glob);
 bool glob_match(const char *pat, const char *s);
+/* Does test=globs select the test name (a,b: either; -g: not g)? */
+bool test_selects(const char *globs, const char *name);
 
 #define GMK_CMP_(kind, a, b, op, abort_)                                   \
 	do {                                                               \

@@ -137,7 +137,7 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	/* Counters other cores read: single-writer atomic stores. */
 	__atomic_store_n(&c->timer_irqs, c->timer_irqs + 1, __ATOMIC_RELAXED);
 	atomic_store64(&c->last_tick_ns, nanotime());	/* the watchdog's */
-	c->last_tick_pc = arch_frame_pc(tf);
+	__atomic_store_n(&c->last_tick_pc, arch_frame_pc(tf), __ATOMIC_RELAXED);
 	/*
 	 * One-shot: consumed. Then a full barrier (StoreLoad) before the
 	 * scheduler's tick reads its P's timers (when0). It pairs with the

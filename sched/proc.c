@@ -231,7 +231,8 @@ static void acquirep(struct p *pp)
 	if (mp->p || pp->m)
 		panic("acquirep: M%u has P, or P%u has M", mp->id, pp->id);
 	mp->p = pp;
-	pp->m = mp;
+	/* The watchdog (p_running_core) reads pp->m without a lock. */
+	atomic_storeuintptr((volatile uintptr_t *)&pp->m, (uintptr_t)mp);
 	atomic_store32(&pp->status, _Prunning);
 	traceProcStart(mp);
 }
@@ -241,7 +242,7 @@ static struct p *releasep(void)
 	struct m *mp = getm();
 	struct p *pp = mp->p;
 	traceProcStop();
-	pp->m = NULL;
+	atomic_storeuintptr((volatile uintptr_t *)&pp->m, 0);	/* as in acquirep */
 	mp->p = NULL;
 	atomic_store32(&pp->status, _Pidle);
 	return pp;
@@ -299,8 +300,8 @@ static bool p_stalled(struct p *pp)
 {
 	uint64_t since;
 	struct cpu *c = p_running_core(pp, &since);
-	return c && atomic_load64(&c->watchdog_reported) == atomic_load64(&c->last_tick_ns) &&
-	       c->watchdog_reported != 0;
+	uint64_t rep = c ? atomic_load64(&c->watchdog_reported) : 0;
+	return rep != 0 && rep == atomic_load64(&c->last_tick_ns);
 }
 
 /* The watchdog check, on g0. Returns the next time it should look. */
@@ -339,7 +340,8 @@ static uint64_t watchdog_check(uint64_t now)
 		       "cores go on, and fire its timers)\n",
 		       c->id, pp->id, (unsigned long long)((now - since) / NSEC_PER_MSEC),
 		       gp ? (unsigned long long)gp->goid : 0ull,
-		       gp ? (void *)gp->entry : NULL, (unsigned long)c->last_tick_pc);
+		       gp ? (void *)gp->entry : NULL,
+		       (unsigned long)__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED));
 	}
 	atomic_store32(&sched.nstalled, nstalled);
 	return next;

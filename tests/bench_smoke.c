@@ -12,5 +12,7 @@
 
 TEST(bench_smoke_all_benchmarks_pass_their_sanity_checks)
 {
+	test_needs_async_preempt();	/* the steal and fanout spinners */
+	test_needs_small_stacks();	/* spawn and parked: 1-2 KiB */
 	ASSERT_EQ(bench_main(SMOKE_BENCHES), 0);
 }

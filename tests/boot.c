@@ -291,6 +291,17 @@ TEST(glob_matches_like_the_shell)
 	EXPECT(glob_match("*ab*ab", "xabyab"));
 }
 
+/* test=a,b is a union; a -glob leaves its matches out, wherever it is. */
+TEST(test_globs_union_and_exclusion)
+{
+	EXPECT(test_selects("chan_*,sync_*", "sync_x"));
+	EXPECT(!test_selects("chan_*,sync_*", "sched_x"));
+	EXPECT(test_selects("*,-sched_mi*", "sched_x"));
+	EXPECT(!test_selects("*,-sched_mi*", "sched_million"));
+	EXPECT(!test_selects("-sched_mi*,sched_*", "sched_million"));
+	EXPECT(!test_selects("-chan_*", "sync_x"));	/* only exclusions: none */
+}
+
 /*
  * Fatal paths: each runs alone in its own boot (make test) and passes only
  * when the machine dies with the expected report.

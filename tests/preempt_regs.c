@@ -73,6 +73,7 @@ static void regs_g(void *arg)
 
 TEST(preempt_keeps_every_register_of_a_spinning_g)
 {
+	test_needs_async_preempt();
 	uint32_t n = sched_nprocs() * REGS_GS_PER_P;
 	uint64_t old = sched_set_slice(REGS_SLICE_NS);
 	uint64_t pre0 = SUM_P(npreempt), t0 = nanotime();

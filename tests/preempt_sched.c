@@ -52,6 +52,7 @@ static uint64_t spinners_stop(uint32_t n)
 
 TEST(preempt_tight_loops_cannot_starve_another_g)
 {
+	test_needs_async_preempt();
 	uint32_t np = sched_nprocs();
 	uint64_t pre0 = SUM_P(npreempt), t0 = nanotime();
 
@@ -180,6 +181,7 @@ static volatile uint64_t pp_alldone;
 
 TEST(preempt_ping_pong_hog_cannot_starve_a_light_pair)
 {
+	test_needs_async_preempt();
 	atomic_store64(&pp_alldone, 0);
 	pp_start(&hog, HOG_WORK, &pp_alldone);
 	pp_start(&light, LIGHT_WORK, &pp_alldone);
@@ -317,6 +319,7 @@ static void spin_for_slices(uint64_t slice, uint64_t window)
 
 TEST(preempt_spinning_g_is_preempted_once_per_slice)
 {
+	test_needs_async_preempt();
 	spin_for_slices(sched_slice_ns(), 200 * NSEC_PER_MSEC);
 	uint64_t old = sched_set_slice(2 * NSEC_PER_MSEC);
 	spin_for_slices(2 * NSEC_PER_MSEC, 100 * NSEC_PER_MSEC);
@@ -352,7 +355,7 @@ TEST(preempt_idle_cores_halt)
 		halted += d * 2 >= elapsed;
 		printf("#   core %u: halted %llu ms, %llu timer interrupts\n", i,
 		       (unsigned long long)(d / NSEC_PER_MSEC),
-		       (unsigned long long)(cpus[i].timer_irqs - irq0[i]));
+		       (unsigned long long)(atomic_load64(&cpus[i].timer_irqs) - irq0[i]));
 	}
 	printf("# %u of %u cores halted for more than half of %llu ms\n", halted,
 	       ncpus, (unsigned long long)(elapsed / NSEC_PER_MSEC));

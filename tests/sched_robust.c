@@ -88,6 +88,7 @@ static void wake_sleeper(void *arg)
 
 TEST(sched_timer_wakeup_is_not_held_a_slice_by_the_fairness_pick)
 {
+	test_needs_async_preempt();	/* its Gs spin-wait for each other */
 	uint32_t np = sched_nprocs();
 	wake_late_max = wake_late_sum = 0;
 	spinners_begin(np);
@@ -370,6 +371,7 @@ static void spill_parent(void *arg)
 
 TEST(sched_small_stack_g_spills_its_run_queue_without_overflowing)
 {
+	test_needs_small_stacks();
 	spill_ran = 0;
 	spill_full = 0;
 	spill_spawned = 0;

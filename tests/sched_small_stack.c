@@ -34,6 +34,7 @@ static void small_waiter(void *arg)
 
 TEST(sched_small_stack_gs_cost_half_a_page_and_give_it_back)
 {
+	test_needs_small_stacks();
 	static struct small_park sp;
 
 	gfree_release_stacks();
@@ -85,6 +86,7 @@ static void min_waiter(void *arg)
 
 TEST(sched_min_stack_gs_cost_a_quarter_page_and_give_it_back)
 {
+	test_needs_small_stacks();
 	static struct small_park sp;
 
 	gfree_release_stacks();

@@ -40,6 +40,8 @@ extern bool host_async_preempt;
 extern bool host_overcommit;
 
 void host_signals_init(void);
+/* boards/hosted/board.c: boot with these arguments (never returns). */
+int hosted_main(int argc, char **argv);
 void host_core_kick(unsigned id);
 
 /* arch/host/san.c: fiber annotations (no-ops without sanitizers). */

@@ -29,6 +29,7 @@
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 
@@ -48,6 +49,11 @@ static int host_cpu_of[MAX_CPUS];
 
 /* ---- console: stdout, one write per line ---------------------------------- */
 
+/* The line being assembled. board_putc runs under the console's lock, but
+ * board_exit's last flush does not (another core may still be printing:
+ * TSan saw the two meet on outlen), so the buffer has a lock of its own,
+ * taken inside the console's. */
+static struct spinlock out_lock = SPINLOCK_INIT("hosted console");
 static char outbuf[512];
 static size_t outlen;
 
@@ -71,9 +77,11 @@ void board_putc(char c)
 {
 	if (c == '\r')
 		return;
+	unsigned long flags = spin_lock_irqsave(&out_lock);
 	outbuf[outlen++] = c;
 	if (c == '\n' || outlen == sizeof outbuf)
 		out_flush();
+	spin_unlock_irqrestore(&out_lock, flags);
 }
 
 /* ---- boot ---------------------------------------------------------------- */
@@ -214,9 +222,23 @@ void board_irq(struct trapframe *tf)
 		kernel_ipi_interrupt(tf);
 }
 
+#ifdef GMK_FUZZ
+/* The libFuzzer target (tests/fuzz) owns the process: it decides what a
+ * kernel's exit means there. */
+__attribute__((noreturn)) void fuzz_board_exit(int status);
+#endif
+
 __attribute__((noreturn)) void board_exit(int status)
 {
+	/* Held to the end. Bounded: a forked child (tests/fuzz) may have
+	 * inherited it held by a thread it does not have. */
+	(void)arch_irq_save();
+	for (unsigned i = 0; i < (1u << 20) && !spin_trylock(&out_lock); i++)
+		arch_cpu_relax();
 	out_flush();
+#ifdef GMK_FUZZ
+	fuzz_board_exit(status);
+#endif
 	exit(status);
 }
 
@@ -229,7 +251,11 @@ static void usage(const char *argv0)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* main (boards/hosted/main.c) is this. The libFuzzer build (SAN=fuzz) has
+ * libFuzzer's main instead, which calls this on a thread of its own
+ * (tests/fuzz/fuzz_sched.c); the host tests (tests/host) link the board
+ * without it (build/hosted/libgmk.a) and do not boot. */
+int hosted_main(int argc, char **argv)
 {
 	int i = 1;
 

@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kernel/atomic.h"
+#include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "sched/sched.h"
 #include "tests/host/check.h"
@@ -478,6 +481,44 @@ static void test_stress_owner_and_thieves(void)
 	free(sseen);
 }
 
+/* ---- the kernel underneath: its own spinlock and panic -------------------- */
+
+/* The tests run on kernel/spinlock.c and kernel/panic.c (host.h), not on
+ * copies: unlocking a lock this core does not hold is the kernel's panic,
+ * its report on stdout and exit status 1. In a child, which it ends. */
+static void test_kernel_spinlock_misuse_panics(void)
+{
+	struct spinlock l = SPINLOCK_INIT("host-test");
+	int fds[2];
+	char out[2048];
+	size_t len = 0;
+
+	spin_lock(&l);
+	REQUIRE(spin_held(&l), "spin_held after spin_lock");
+	spin_unlock(&l);
+	REQUIRE(!spin_held(&l), "spin_held after spin_unlock");
+	REQUIRE(pipe(fds) == 0, "pipe");
+	fflush(NULL);
+	pid_t pid = fork();
+	REQUIRE(pid >= 0, "fork");
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		spin_unlock(&l);
+		_exit(0);		/* not reached: it panics */
+	}
+	close(fds[1]);
+	ssize_t n;
+	while ((n = read(fds[0], out + len, sizeof out - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = 0;
+	close(fds[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "child status 0x%x", st);
+	CHECK(strstr(out, "panic: core 0: spin_unlock of host-test: not held by this core"),
+	      "no kernel panic report; the child wrote:\n%s", out);
+}
+
 /* ---- runner ------------------------------------------------------------- */
 
 struct host_test {
@@ -494,14 +535,14 @@ static const struct host_test tests[] = {
 	{ "globrunq_batch_size", test_globrunq },
 	{ "runqempty_never_spurious", test_runqempty_never_spurious },
 	{ "stress_owner_and_thieves", test_stress_owner_and_thieves },
+	{ "kernel_spinlock_misuse_panics", test_kernel_spinlock_misuse_panics },
 };
 
 int main(int argc, char **argv)
 {
 	stress_n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 2000000;
 	empty_iters = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	host_cpu_init(0);
+	host_tests_init(1 + NTHIEVES);
 
 	unsigned passed = 0, failed = 0;
 	for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
