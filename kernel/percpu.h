@@ -48,6 +48,7 @@ struct cpu {
 	/* The last timer interrupt here, and where it found the core; read
 	 * by the scheduler's watchdog on other cores (sched/proc.c). */
 	volatile uint64_t last_tick_ns;
+	volatile uint64_t last_tick_deadline_ns;	/* what it was armed for */
 	uintptr_t last_tick_pc;
 	volatile uint64_t watchdog_reported;	/* last_tick_ns already reported */
 

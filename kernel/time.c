@@ -137,6 +137,9 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	/* Counters other cores read: single-writer atomic stores. */
 	__atomic_store_n(&c->timer_irqs, c->timer_irqs + 1, __ATOMIC_RELAXED);
 	atomic_store64(&c->last_tick_ns, nanotime());	/* the watchdog's */
+	/* bench=latency splits a late wake-up into the interrupt's own
+	 * lateness (the hardware's, or the emulator's) and the scheduler's. */
+	atomic_store64(&c->last_tick_deadline_ns, c->timer_deadline_ns);
 	__atomic_store_n(&c->last_tick_pc, arch_frame_pc(tf), __ATOMIC_RELAXED);
 	/*
 	 * One-shot: consumed. Then a full barrier (StoreLoad) before the

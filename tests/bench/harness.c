@@ -20,7 +20,7 @@ static const struct bench benches[] = {
 	/* parked's aux: the same figure with the default G stack and with
 	 * Go's 2 KiB, and the deepest use of a parked G's 1 KiB stack. */
 	{ "parked", "B/G", 1, bench_parked, { "default-stack", "2k-stack", "deepest" }, 1 },
-	{ "latency", "us-p99", 1, bench_latency, { "p50", "worst", "slice" }, 1 },
+	{ "latency", "us-p99", 1, bench_latency, { "p50", "worst", "slice", "sched-p99", "irq-p99" }, 1 },
 	{ "steal", "wall/ideal", 3, bench_steal, { NULL }, 0 },
 };
 #define NBENCHES (sizeof benches / sizeof benches[0])
