@@ -196,6 +196,16 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	unsigned bit = sig == HOST_SIG_TICK ? HOST_IRQ_TIMER : HOST_IRQ_IPI;
 
+	/* The one-shot timer fired: consumed, as the hardware's is. Without
+	 * this board_timer_arm took a later request for the same deadline
+	 * (a P's timer that was due when its tick came, still first in its
+	 * heap when the next G's slice is armed) for one already pending,
+	 * made no system call, and the core never ticked again: its G held
+	 * the P for good (preempt_ping_pong_hog_* caught it on a loaded
+	 * host). A stale signal from an earlier arming clears it too; that
+	 * costs one timer_settime more, never a lost tick. */
+	if (bit == HOST_IRQ_TIMER && host_this_cpu)
+		host_cores[host_this_cpu->id].deadline = 0;
 	if (host_irq_masked || !host_this_cpu) {
 		__atomic_fetch_or(&host_irq_pending, bit, __ATOMIC_RELAXED);
 		/* An idle core's futex wait ends with EINTR and looks. */

@@ -132,6 +132,28 @@ extern uint32_t host_relax_mask;
 extern __thread uint32_t host_relax_spins;
 int sched_yield(void);
 
+/*
+ * The yield is a raw system call, inlined into the spinning code: a tick
+ * signal delivered on its return then finds the PC in gmk's text, where
+ * the G can be preempted (arch_frame_preemptible). Through libc's
+ * sched_yield the PC was libc's; on a loaded host a spin-wait spends
+ * nearly all its time in that call, so every tick (and every retry) found
+ * it there and a G waiting for a G queued on its own P kept the P for as
+ * long as the host kept the CPU busy: both pairs of
+ * preempt_ping_pong_hog_* stalled for a second at a time under load.
+ */
+static inline void host_sched_yield(void)
+{
+#if defined(__x86_64__)
+	long ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"(24L /* SYS_sched_yield */)
+			 : "rcx", "r11", "memory");
+	(void)ret;
+#else
+	sched_yield();
+#endif
+}
+
 static inline void arch_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -140,7 +162,7 @@ static inline void arch_cpu_relax(void)
 	__asm__ volatile("yield");
 #endif
 	if ((++host_relax_spins & host_relax_mask) == 0)
-		sched_yield();
+		host_sched_yield();
 }
 
 /* Called masked: sleep on this core's futex until an interrupt is pending

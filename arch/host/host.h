@@ -26,7 +26,10 @@ struct host_core {
 	pid_t tid;			/* the core's thread */
 	volatile uint32_t wake;		/* futex: bumped by every IPI */
 	volatile uint32_t sleeping;	/* in arch_wait_for_interrupt */
-	uint64_t deadline;		/* timer deadline, arch_counter units; 0 none */
+	/* The deadline the POSIX timer is armed for, arch_counter units; 0
+	 * none or fired. Cleared by the tick signal (irq_handler): a re-arm
+	 * for the same deadline after it fired must arm again. */
+	volatile uint64_t deadline;
 	void *timer;			/* the POSIX timer (timer_t), board.c */
 	bool timer_ok;
 	void *san_g0_fiber;		/* sanitizer builds: the thread's own fiber */
