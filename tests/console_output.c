@@ -24,6 +24,7 @@
 #include "kernel/console.h"
 #include "kernel/test.h"
 #include "sched/gmk.h"
+#include "sched/netpoll.h"
 #include "tests/sched_testutil.h"
 
 #define TX_TEXT (64 * 1024)
@@ -58,18 +59,21 @@ static uint32_t crc32(const void *p, size_t n)
 }
 
 static volatile uint32_t count_stop;
-static volatile uint64_t counted, runs_after_park;
+static volatile uint64_t counted, counted_parked, runs_after_park;
 static struct waitgroup count_wg;
 
-/* Never yields. Counts its iterations, and the times it ran after a
- * writer parked for room (console_tx_waits moved since it last looked):
- * only a write that gives up the core lets it see those. */
+/* Never yields. Counts its iterations, those while a G was still parked
+ * on the poller (the writer, waiting for the UART), and the times it ran
+ * after a writer parked for room (console_tx_waits moved since it last
+ * looked): only a write that gives up the core lets it see those. */
 static void counter(void *arg)
 {
 	uint64_t last = atomic_load64(&console_tx_waits);
 	(void)arg;
 	while (!atomic_load32(&count_stop)) {
 		atomic_store64(&counted, counted + 1);
+		if (netpoll_waiters())
+			atomic_store64(&counted_parked, counted_parked + 1);
 		uint64_t w = atomic_load64(&console_tx_waits);
 		if (w != last) {
 			last = w;
@@ -89,6 +93,7 @@ TEST_TXCHECK(console_write_of_64k_parks_the_writer_and_lets_another_g_run)
 	atomic_store32(&count_stop, 0);
 	atomic_store64(&counted, 0);
 	atomic_store64(&runs_after_park, 0);
+	atomic_store64(&counted_parked, 0);
 	waitgroup_add(&count_wg, 1);
 	go(counter, NULL);
 	/* The counter's rate alone: we sleep, it has the P. */
@@ -102,11 +107,13 @@ TEST_TXCHECK(console_write_of_64k_parks_the_writer_and_lets_another_g_run)
 	uint64_t spins0 = console_tx_spins;
 	c0 = atomic_load64(&counted);
 	uint64_t r0 = atomic_load64(&runs_after_park);
+	uint64_t p0 = atomic_load64(&counted_parked);
 	t0 = nanotime();
 	console_write(text, sizeof text);
 	uint64_t t1 = nanotime();
 	uint64_t ran = atomic_load64(&counted) - c0;
 	uint64_t runs = atomic_load64(&runs_after_park) - r0;
+	uint64_t ran_parked = atomic_load64(&counted_parked) - p0;
 	uint64_t waits = console_tx_waits - waits0, irqs = console_tx_irqs - irqs0;
 	uint64_t spins = console_tx_spins - spins0;
 	printf("# txcheck end: %u bytes crc32 %08x\n", (unsigned)sizeof text,
@@ -117,14 +124,16 @@ TEST_TXCHECK(console_write_of_64k_parks_the_writer_and_lets_another_g_run)
 	/* The counter's iterations during the write, in its own running
 	 * time at the rate it had alone. */
 	uint64_t ran_us = ran * calib_ns / calib_n / 1000;
+	uint64_t parked_us = ran_parked * calib_ns / calib_n / 1000;
 	printf("# console tx: %u bytes in %llu us; writer parked %llu times, "
 	       "%llu transmit interrupts, %llu polled waits; a CPU-bound G ran "
 	       "~%llu us meanwhile (%llu iterations at its rate alone), after "
-	       "%llu of the parks\n",
+	       "%llu of the parks, ~%llu us while the writer was still parked\n",
 	       (unsigned)sizeof text, (unsigned long long)((t1 - t0) / 1000),
 	       (unsigned long long)waits, (unsigned long long)irqs,
 	       (unsigned long long)spins, (unsigned long long)ran_us,
-	       (unsigned long long)ran, (unsigned long long)runs);
+	       (unsigned long long)ran, (unsigned long long)runs,
+	       (unsigned long long)parked_us);
 	EXPECT_GE(waits, 1);		/* it parked: the ring was full */
 	EXPECT_GE(runs, 1);		/* and the core ran the other G */
 	EXPECT_GE(irqs, 1);
