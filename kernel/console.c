@@ -147,10 +147,11 @@ struct wctx {
 
 static void enter(struct wctx *w)
 {
-	/* Before masking: a G may park only if it came with interrupts on
+	/* Before masking: a G may park only if there is a ring (a racy
+	 * look: emit decides under the lock), it came with interrupts on
 	 * and no spinlock (preempt count 0), and the scheduler says it is a
 	 * G at all (not g0, not before the scheduler). */
-	w->canpark = arch_irq_enabled() && preempt_count() == 0 &&
+	w->canpark = txops && arch_irq_enabled() && preempt_count() == 0 &&
 		     console_tx_can_park_hook && console_tx_can_park_hook();
 	w->flags = arch_irq_save();
 	w->forced = atomic_load32(&console_owner_forced) == this_cpu()->id + 1;
@@ -169,8 +170,8 @@ static void leave(struct wctx *w)
 }
 
 /* Write s (at most 2 * NOW_PIECE bytes once '\n' is doubled) as one
- * piece: nothing from another core comes inside it. s must not be this
- * core's line buffer (a G that parks here lets other Gs use it). */
+ * piece: nothing from another core comes inside it. If the writer may
+ * park, s must not be this core's line buffer (other Gs use it then). */
 static void emit(struct wctx *w, const char *s, size_t n)
 {
 	for (;;) {
@@ -205,15 +206,20 @@ static void emit(struct wctx *w, const char *s, size_t n)
 	}
 }
 
-/* Take this core's line out of its buffer and write it. */
+/* Take this core's line out of its buffer and write it. A writer that
+ * may park copies it first: while it waits, other Gs write on this core. */
 static void emit_line(struct wctx *w)
 {
 	struct cpu *c = this_cpu();
-	char l[sizeof c->line];
 	size_t n = c->linelen;
 
-	memcpy(l, c->line, n);
 	c->linelen = 0;
+	if (!w->canpark) {
+		emit(w, c->line, n);	/* nothing else runs here meanwhile */
+		return;
+	}
+	char l[sizeof c->line];
+	memcpy(l, c->line, n);
 	emit(w, l, n);
 }
 
