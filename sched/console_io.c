@@ -50,7 +50,9 @@ static bool console_tx_can_park(void)
  * before parking would let its interrupt, on this very core where the
  * UART is as fast as the interrupt (QEMU's), empty the ring before the G
  * is off the core: the G would then never wait, and would hold the core
- * for the whole write through the interrupt handler, as polling does.
+ * for the whole write through the interrupt handler, as polling does. On
+ * a real UART, far slower than the writer, it makes no difference. (Go
+ * needs nothing of the kind: the kernel's socket drains on its own.)
  */
 static void console_tx_parked(void *unused)
 {
