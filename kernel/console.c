@@ -72,11 +72,20 @@ static inline uint32_t tx_free(void)
 	return CONSOLE_TX_RING - (txtail - txhead);
 }
 
+/* Set by tx_push: it stopped on a full FIFO (the UART, not the
+ * interrupt, is what limits the drain). */
+static bool tx_fifo_full;
+
 /* Give the UART what its FIFO takes now, at most max bytes. */
 static uint32_t tx_push(uint32_t max)
 {
 	uint32_t n = 0;
-	while (txhead != txtail && n < max && txops->room()) {
+	tx_fifo_full = false;
+	while (txhead != txtail && n < max) {
+		if (!txops->room()) {
+			tx_fifo_full = true;
+			break;
+		}
 		txops->put(txring[txhead % CONSOLE_TX_RING]);
 		txhead++;
 		n++;
@@ -98,10 +107,17 @@ static void tx_start_locked(void)
 	}
 }
 
-/* A waiting G was promised room: tell it (after the lock is dropped). */
-static bool tx_room_for_waiter(void)
+/* A waiting G was promised room: tell it (after the lock is dropped)
+ * once half the ring is free -- if the UART is what holds the bytes back
+ * (`uart_bound`: its FIFO was full). Where the FIFO still takes them the
+ * next interrupts follow at once and empty the ring (QEMU's UARTs): the G
+ * is told when it is empty, after them, rather than halfway through a
+ * burst of interrupts that its core has to take before running it. */
+static bool tx_room_for_waiter(bool uart_bound)
 {
-	if (!tx_wanted || tx_free() < TX_WAKE_ROOM)
+	if (!tx_wanted)
+		return false;
+	if (txhead != txtail && (!uart_bound || tx_free() < TX_WAKE_ROOM))
 		return false;
 	tx_wanted = false;
 	return true;
@@ -201,7 +217,7 @@ static void emit(struct wctx *w, const char *s, size_t n)
 		}
 		atomic_xadd64(&console_tx_spins, 1);
 		tx_drain_polled(need);
-		if (tx_room_for_waiter() && console_tx_room_hook)
+		if (tx_room_for_waiter(true) && console_tx_room_hook)
 			console_tx_room_hook();	/* netpollready: lock-free */
 	}
 }
@@ -332,7 +348,7 @@ void console_tx_interrupt(void)
 			txops->irq(false);
 		}
 	}
-	wake = tx_room_for_waiter();
+	wake = tx_room_for_waiter(tx_fifo_full);
 	spin_unlock(&console_lock);
 	if (wake && console_tx_room_hook)
 		console_tx_room_hook();

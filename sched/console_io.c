@@ -7,7 +7,8 @@
  * Go's FD.Write loop (write, on EAGAIN pollDesc.waitWrite, again) over
  * the kernel's transmit ring (kernel/console.c). The G parks on the same
  * descriptor's write side (wg), and the transmit interrupt readies it
- * once half the ring is free, as epoll reports a socket writable again.
+ * once half the ring is free (kernel/console.c, tx_room_for_waiter), as
+ * epoll reports a socket writable again.
  */
 #include "kernel/atomic.h"
 #include "kernel/console.h"
