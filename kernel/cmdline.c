@@ -48,6 +48,8 @@ static const struct option options[] = {
 	OPT("traceout", OPT_STRING, traceout, 0, 0, "auto or hex: where the trace goes"),
 	OPT("input", OPT_U32, input, 0, 1,
 	    "1: the harness answers '# send:' lines (console input tests)"),
+	OPT("txcheck", OPT_U32, txcheck, 0, 1,
+	    "1: the harness checks the serial output (console output tests)"),
 };
 
 static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
@@ -200,7 +202,7 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 			}
 		if (!o) {
 			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
-				 "slice schedtrace nprocs seed fingerprint trace traceout input)", (int)klen, w);
+				 "slice schedtrace nprocs seed fingerprint trace traceout input txcheck)", (int)klen, w);
 			return false;
 		}
 		if (vlen == 0) {

@@ -24,6 +24,8 @@ struct kernel_options {
 	char traceout[8];		/* traceout=auto|hex */
 	uint32_t input;			/* input=1: the test harness feeds the
 					   serial input (tools/serial-feed) */
+	uint32_t txcheck;		/* txcheck=1: the harness checks the
+					   serial output (tools/check-serial-out) */
 };
 
 extern struct kernel_options kopts;

@@ -1,19 +1,77 @@
 #ifndef GMK_KERNEL_CONSOLE_H
 #define GMK_KERNEL_CONSOLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The console. printf/vprintf/puts/putchar are the C library's formatting
  * (vsnprintf from picolibc or newlib) retargeted here: text is assembled
  * per core and written a whole line at a time under one lock, so lines from
  * different cores never interleave.
+ *
+ * Where the board's UART interrupts on transmit (console_tx_attach), the
+ * lines go into a transmit ring that the UART's interrupt drains, and a
+ * goroutine that finds the ring full parks until the interrupt makes room
+ * (sched/console_io.c, through the poller). Code that cannot park (an
+ * interrupt handler, g0, a G holding a spinlock or with interrupts masked,
+ * the boot before the scheduler) drains the ring itself by polling when it
+ * needs room, so the order of everything written is kept. Without a
+ * transmit interrupt every byte is written polled (board_putc).
  */
 void console_write(const char *s, size_t n);
 /* Write s now, without waiting for the end of the line (after this
  * core's pending partial line): echo and prompts. */
 void console_write_now(const char *s, size_t n);
-/* After a panic: this core writes without the lock (others are stopping). */
+/* After a panic: this core writes without the lock (others are stopping);
+ * what the ring holds is written out first, then everything is polled. */
 void console_panic_mode(void);
+/* Write out what the ring holds, polled, and write polled from now on:
+ * the machine is leaving (board_exit). Any context. */
+void console_flush(void);
+
+/* ---- transmit by interrupt: the board's half ---- */
+
+/* The console UART's transmitter, for the ring. Called with the console
+ * lock held and interrupts masked. */
+struct console_tx_ops {
+	bool (*room)(void);	/* the FIFO takes a byte now */
+	void (*put)(char c);	/* write one byte (room() said yes) */
+	void (*irq)(bool on);	/* the transmit interrupt on or off */
+	void (*mirror)(char c);	/* optional: a second sink written at once
+				   (a screen), byte for byte as the UART's */
+	unsigned fifo;		/* bytes written per interrupt at most */
+};
+/* The board, once the UART's interrupt is routed (to any core): console
+ * output goes through the ring from now on. */
+void console_tx_attach(const struct console_tx_ops *ops);
+/* The board's UART interrupt handler, on every interrupt of the UART
+ * (before kernel_console_interrupt): refill the FIFO from the ring. */
+void console_tx_interrupt(void);
+
+#define CONSOLE_TX_RING 4096	/* bytes; a power of two */
+
+/* ---- transmit by interrupt: the scheduler's half (sched/console_io.c) ---- */
+
+/* Can the caller park? (a G, preemptible, not in the scheduler) */
+extern bool (*console_tx_can_park_hook)(void);
+/* Park the calling G until the ring has room for `need` bytes. */
+extern void (*console_tx_wait_hook)(size_t need);
+/* From the interrupt: a G waits for room and there is room now. */
+extern void (*console_tx_room_hook)(void);
+/* For the wait hook: true if the ring has room for need bytes; else
+ * the interrupt calls console_tx_room_hook once there is. */
+bool console_tx_has_room(size_t need);
+/* For the wait hook, once the G is parked: make sure the transmitter
+ * runs (its interrupt makes the room). */
+void console_tx_start(void);
+
+/* Statistics. waits: Gs parked for room; spins: times a context that
+ * cannot park polled the UART for room; irqs: transmit interrupts that
+ * wrote bytes; bytes: bytes through the ring. */
+extern volatile uint64_t console_tx_waits, console_tx_spins, console_tx_irqs,
+	console_tx_bytes;
+bool console_tx_by_interrupt(void);
 
 #endif

@@ -288,6 +288,12 @@ unsigned test_run(const char *glob)
 			nskipped++;
 			continue;
 		}
+		if (t->checks_output && !kopts.txcheck) {
+			printf("ok %u %s # SKIP its output is checked by the harness: "
+			       "txcheck=1 under tools/check-serial-out\n", num, t->name);
+			nskipped++;
+			continue;
+		}
 		if (t->needs_input && !kopts.input) {
 			printf("ok %u %s # SKIP needs serial input: input=1 under "
 			       "tools/serial-feed\n", num, t->name);

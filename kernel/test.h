@@ -21,6 +21,11 @@
  *                             tools/serial-feed sends TEXT; runs with
  *                             input=1 on the command line (make test boots
  *                             test=console_* input=1), skipped otherwise.
+ *   TEST_TXCHECK(name)        a test whose serial output the harness checks
+ *                             byte for byte (tools/check-serial-out); runs
+ *                             with txcheck=1 (make test boots
+ *                             test=console_write_* txcheck=1), skipped
+ *                             otherwise.
  */
 #ifndef GMK_KERNEL_TEST_H
 #define GMK_KERNEL_TEST_H
@@ -36,19 +41,21 @@ struct test_case {
 	const char *file;
 	int line;
 	bool needs_input;		/* TEST_INPUT */
+	bool checks_output;		/* TEST_TXCHECK */
 };
 
-#define TEST_REGISTER(nm, fatalmsg) TEST_REGISTER_(nm, fatalmsg, false)
-#define TEST_REGISTER_(nm, fatalmsg, input)                                \
+#define TEST_REGISTER(nm, fatalmsg) TEST_REGISTER_(nm, fatalmsg, false, false)
+#define TEST_REGISTER_(nm, fatalmsg, input, output)                        \
 	static void test_fn_##nm(void);                                    \
 	static const struct test_case test_case_##nm                       \
 		__attribute__((used, section("gmk_tests"), aligned(8))) = \
-		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__, input };          \
+		{ #nm, test_fn_##nm, fatalmsg, __FILE__, __LINE__, input, output }; \
 	static void test_fn_##nm(void)
 
 #define TEST(nm) TEST_REGISTER(nm, NULL)
 #define TEST_FATAL(nm, msg) TEST_REGISTER(nm, msg)
-#define TEST_INPUT(nm) TEST_REGISTER_(nm, NULL, true)
+#define TEST_INPUT(nm) TEST_REGISTER_(nm, NULL, true, false)
+#define TEST_TXCHECK(nm) TEST_REGISTER_(nm, NULL, false, true)
 
 /* Record a failure of the running test (the runner prints it as a KTAP
  * diagnostic). Safe from any core and any G. */

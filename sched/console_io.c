@@ -2,7 +2,15 @@
  * Console input through the poller: Go's fd read loop (internal/poll's
  * FD.Read: read, on EAGAIN pollDesc.waitRead, again) over the kernel's
  * receive ring (kernel/console_in.c).
+ *
+ * Console output through it too, where the UART interrupts on transmit:
+ * Go's FD.Write loop (write, on EAGAIN pollDesc.waitWrite, again) over
+ * the kernel's transmit ring (kernel/console.c). The G parks on the same
+ * descriptor's write side (wg), and the transmit interrupt readies it
+ * once half the ring is free (kernel/console.c, tx_room_for_waiter), as
+ * epoll reports a socket writable again.
  */
+#include "kernel/atomic.h"
 #include "kernel/console.h"
 #include "kernel/console_in.h"
 #include "sched/console_io.h"
@@ -12,16 +20,63 @@
 
 static struct pollDesc console_pd = { .name = "console" };
 static struct mutex readers;	/* one waiter per mode: Go's fdMutex */
+static struct mutex writers;
 
 static void console_rx_ready(void)
 {
 	netpollready(&console_pd, 'r');
 }
 
+/* From the transmit interrupt (or a context that drained the ring by
+ * polling): room to write. Not a reason to take a busy core, unlike a
+ * keypress (netpoll_kick): the writer runs at its P's next netpoll step
+ * or tick, or on an idle P at once. */
+static void console_tx_room(void)
+{
+	netpollready(&console_pd, 'w');
+	netpoll_wake();
+}
+
+/* A G, not g0, once the scheduler runs: it may park. */
+static bool console_tx_can_park(void)
+{
+	if (!atomic_load32(&mainstarted))
+		return false;
+	struct g *gp = getg();
+	return gp && gp->m && gp != gp->m->g0;
+}
+
+/*
+ * Once the writer is parked (on g0): start the transmitter. Starting it
+ * before parking would let its interrupt, on this very core where the
+ * UART is as fast as the interrupt (QEMU's), empty the ring before the G
+ * is off the core: the G would then never wait, and would hold the core
+ * for the whole write through the interrupt handler, as polling does. On
+ * a real UART, far slower than the writer, it makes no difference. (Go
+ * needs nothing of the kind: the kernel's socket drains on its own.)
+ */
+static void console_tx_parked(void *unused)
+{
+	(void)unused;
+	atomic_xadd64(&console_tx_waits, 1);
+	console_tx_start();
+}
+
+static void console_tx_wait(size_t need)
+{
+	mutex_lock(&writers);
+	while (!console_tx_has_room(need))
+		poll_wait_commit(&console_pd, 'w', console_tx_parked, NULL);
+	mutex_unlock(&writers);
+}
+
 void console_io_init(void)
 {
 	console_rx_hook = console_rx_ready;
 	device_wake_hook = netpoll_kick;
+	console_tx_room_hook = console_tx_room;
+	console_tx_wait_hook = console_tx_wait;
+	console_tx_can_park_hook = console_tx_can_park;
 }
 
 long console_read(void *buf, size_t len)

@@ -27,8 +27,13 @@
 /* Gs readied by interrupts, a Treiber stack through g->schedlink
  * (pushed from any core's interrupt handler, drained by netpoll). */
 static volatile uintptr_t readylist;
-/* nanotime of the last drain of the ready list (Go's sched.lastpoll). */
-static volatile uint64_t lastpoll;
+/* nanotime when the ready list last went from empty to not: the age of
+ * its oldest G, for netpoll_overdue. (Go's sysmon measures the time since
+ * the last poll, sched.lastpoll, and injects into the global queue; here
+ * the overdue Gs run first, which is right only for Gs that did wait: a
+ * G readied a moment ago after a long quiet spell would otherwise jump
+ * the queue ahead of Gs that have waited a whole slice.) */
+static volatile uint64_t readysince;
 /* How netpoll_kick got the Gs run: an idle core woken, this core's G
  * preempted, or left to the others (for tests and the shell's sched). */
 volatile uint64_t netpoll_kicks[4];
@@ -50,6 +55,8 @@ static void readylist_push(struct g *gp)
 {
 	for (;;) {
 		uintptr_t old = atomic_loaduintptr(&readylist);
+		if (old == 0)		/* the first: its age is the list's */
+			atomic_store64(&readysince, nanotime());
 		gp->schedlink = (struct g *)old;
 		/* CAS (full barrier): schedlink, and everything the handler
 		 * wrote before netpollready (the data), come first. */
@@ -69,7 +76,6 @@ uint32_t netpoll(struct gqueue *q)
 		return 0;
 	/* xchg (full barrier): pairs with the pushers' CAS. */
 	struct g *gp = (struct g *)atomic_xchguintptr(&readylist, 0);
-	atomic_store64(&lastpoll, nanotime());
 	struct g *rev = NULL;
 	uint32_t n = 0;
 	while (gp) {			/* LIFO -> the order they were readied */
@@ -112,7 +118,7 @@ bool netpoll_overdue(uint64_t now)
 {
 	if (!netpoll_pending())
 		return false;
-	uint64_t last = atomic_load64(&lastpoll);
+	uint64_t last = atomic_load64(&readysince);
 	return now > last && now - last >= NETPOLL_MAX_DELAY_NS;
 }
 
@@ -134,15 +140,29 @@ uint32_t netpoll_waiters(void)
 
 /* ---- blocking and unblocking (Go's netpollblock / netpollunblock) ---- */
 
+/* What gopark's unlockf gets: on the parking G's stack. */
+struct blockarg {
+	volatile uintptr_t *gpp;
+	void (*commit)(void *);
+	void *arg;
+};
+
 /* gopark's unlockf: commit to parking unless readiness came meanwhile. */
 static bool netpollblockcommit(struct g *gp, void *arg)
 {
-	volatile uintptr_t *gpp = arg;
+	struct blockarg *ba = arg;
+	/* Copied first: once the CAS publishes gp, an interrupt on another
+	 * core may ready it, and its stack (ba) is its own again. */
+	volatile uintptr_t *gpp = ba->gpp;
+	void (*commit)(void *) = ba->commit;
+	void *carg = ba->arg;
 	/* CAS pdWait -> G: an interrupt that came since netpollblock set
 	 * pdReady (or a deadline pdNil), and then we must not sleep. */
 	if (!atomic_casuintptr(gpp, pdWait, (uintptr_t)gp))
 		return false;
 	atomic_xadd32(&nwaiters, 1);
+	if (commit)
+		commit(carg);
 	return true;
 }
 
@@ -176,9 +196,11 @@ static bool deadline_passed(struct pollDesc *pd, int mode)
 }
 
 /* Returns true if I/O is ready, false on a deadline (Go's netpollblock). */
-static bool netpollblock(struct pollDesc *pd, int mode)
+static bool netpollblock(struct pollDesc *pd, int mode, void (*commit)(void *),
+			 void *carg)
 {
 	volatile uintptr_t *gpp = gpp_of(pd, mode);
+	struct blockarg ba = { gpp, commit, carg };
 	for (;;) {
 		if (atomic_casuintptr(gpp, pdReady, pdNil))
 			return true;
@@ -197,7 +219,7 @@ static bool netpollblock(struct pollDesc *pd, int mode)
 	if (d && nanotime() < d)
 		timer_reset(t, d);
 	if (d == 0 || nanotime() < d)
-		gopark(netpollblockcommit, (void *)gpp, waitReasonIOWait);
+		gopark(netpollblockcommit, &ba, waitReasonIOWait);
 	if (d)
 		timer_stop(t);
 	/* Whatever woke us, the state goes back to pdNil. */
@@ -209,10 +231,16 @@ static bool netpollblock(struct pollDesc *pd, int mode)
 
 int poll_wait(struct pollDesc *pd, int mode)
 {
+	return poll_wait_commit(pd, mode, NULL, NULL);
+}
+
+int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
+		     void *arg)
+{
 	if (deadline_passed(pd, mode))
 		return POLL_ERR_TIMEOUT;
 	for (;;) {
-		if (netpollblock(pd, mode))
+		if (netpollblock(pd, mode, commit, arg))
 			return POLL_OK;
 		/* Woken without readiness: the deadline, or a stale timer. */
 		if (deadline_passed(pd, mode))
@@ -285,37 +313,54 @@ void netpollready(struct pollDesc *pd, int mode)
  * If this core has no P and none is idle (nprocs < cores), the busy Ps
  * take the Gs at their next tick (gopreempt_m) or netpoll step.
  */
+/* An idle P and an M to take it: true when one was woken (or we are it). */
+static bool netpoll_wake_idle(void)
+{
+	struct cpu *me = this_cpu();
+	struct m *mp = me->m;
+	if (atomic_load32(&sched.npidle) == 0)
+		return false;
+	if (mp && !mp->p) {
+		netpoll_kicks[NETPOLL_KICK_SELF]++;
+		return true;		/* we are the idle M: stopm looks next */
+	}
+	/* A halted one first; else one on its way to stopm, where the IPI
+	 * stays pending and its wfi/hlt returns at once. */
+	int other = -1;
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct m *om = cpus[i].m;
+		if (!om || &cpus[i] == me || om->p)
+			continue;
+		if (atomic_load64(&cpus[i].halted_since) != 0) {
+			ipi_send(i, IPI_WAKE);
+			netpoll_kicks[NETPOLL_KICK_IDLE]++;
+			return true;
+		}
+		other = (int)i;
+	}
+	if (other >= 0) {
+		ipi_send((unsigned)other, IPI_WAKE);
+		netpoll_kicks[NETPOLL_KICK_IDLE]++;
+		return true;
+	}
+	return false;
+}
+
+void netpoll_wake(void)
+{
+	if (!atomic_load32(&mainstarted) || !netpoll_pending())
+		return;
+	if (!netpoll_wake_idle())
+		netpoll_kicks[NETPOLL_KICK_NONE]++;
+}
+
 void netpoll_kick(struct trapframe *tf)
 {
 	if (!atomic_load32(&mainstarted) || !netpoll_pending())
 		return;
-	struct cpu *me = this_cpu();
-	struct m *mp = me->m;
-	if (atomic_load32(&sched.npidle) > 0) {
-		if (mp && !mp->p) {
-			netpoll_kicks[NETPOLL_KICK_SELF]++;
-			return;		/* we are the idle M: stopm looks next */
-		}
-		/* A halted one first; else one on its way to stopm, where
-		 * the IPI stays pending and its wfi/hlt returns at once. */
-		int other = -1;
-		for (unsigned i = 0; i < ncpus; i++) {
-			struct m *om = cpus[i].m;
-			if (!om || &cpus[i] == me || om->p)
-				continue;
-			if (atomic_load64(&cpus[i].halted_since) != 0) {
-				ipi_send(i, IPI_WAKE);
-				netpoll_kicks[NETPOLL_KICK_IDLE]++;
-				return;
-			}
-			other = (int)i;
-		}
-		if (other >= 0) {
-			ipi_send((unsigned)other, IPI_WAKE);
-			netpoll_kicks[NETPOLL_KICK_IDLE]++;
-			return;
-		}
-	}
+	struct m *mp = this_cpu()->m;
+	if (netpoll_wake_idle())
+		return;
 	if (mp && mp->p) {
 		netpoll_kicks[NETPOLL_KICK_PREEMPT]++;
 		sched_preempt_for_netpoll(tf);

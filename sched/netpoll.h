@@ -50,6 +50,11 @@ struct pollDesc {
 };
 
 int poll_wait(struct pollDesc *pd, int mode);
+/* poll_wait, and commit(arg) runs once the G is parked on pd (on g0, its
+ * context saved; not when the wait ends without parking): start the
+ * device whose interrupt will ready it. arg must outlive the wait. */
+int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
+		     void *arg);
 void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode);
 void netpollready(struct pollDesc *pd, int mode);	/* interrupt-safe */
 
@@ -65,7 +70,8 @@ uint32_t netpoll(struct gqueue *q);
  * `next`) and wake idle Ps for them. */
 void injectglist(struct p *pp, struct gqueue *q, bool next);
 /* Go's sysmon polls the network when nobody did for 10 ms; gmk has no
- * sysmon, so findrunnable polls first when the ready list is that old
+ * sysmon, so findrunnable polls first when the ready list's oldest G has
+ * waited that long
  * (a G that only yields would otherwise keep the global queue from
  * ever being empty, and the netpoll step from being reached). */
 #define NETPOLL_MAX_DELAY_NS (10 * 1000 * 1000ull)
@@ -84,5 +90,10 @@ extern uint64_t checkdead_netpoll_waits;
 /* From a device interrupt, after the device is acknowledged: make sure a
  * core runs the Gs the interrupt readied. May not return (preemption). */
 void netpoll_kick(struct trapframe *tf);
+/* The same without the preemption: wake an idle core for the readied Gs
+ * if there is one, else leave them to the busy Ps' netpoll step (Go's
+ * netpollBreak; readiness that is no reason to take a core, as room to
+ * write is not). Any context. */
+void netpoll_wake(void);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "kernel/atomic.h"
 #include "kernel/board.h"
+#include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
 
@@ -117,8 +118,7 @@ _READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t n)
 		errno = EBADF;
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		board_putc(((const char *)buf)[i]);
+	console_write(buf, n);	/* in order with printf's (the ring) */
 	return n;
 }
 

@@ -16,11 +16,13 @@
 #include "boards/platform/pc/pc.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/board.h"
+#include "kernel/console.h"
 
 void board_exit(int status)
 {
 	const char *why = "no ACPI tables";
 
+	console_flush();	/* the transmit ring, then polled to the end */
 	printf("gmk: exit status %d\n", status);
 	if (pc_rsdp()) {
 		printf("gmk: powering off\n");

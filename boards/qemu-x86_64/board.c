@@ -8,6 +8,7 @@
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/board.h"
+#include "kernel/console.h"
 
 #define DEBUG_EXIT_PORT		0xf4	/* -device isa-debug-exit,iobase=0xf4 */
 #define DEBUG_EXIT_SUCCESS	0x10	/* QEMU exits (0x10 << 1) | 1 = 33 */
@@ -23,6 +24,7 @@ void board_exit(int status)
 {
 	uint32_t v = DEBUG_EXIT_SUCCESS;
 
+	console_flush();	/* what the transmit ring holds, polled */
 	if (status != 0) {
 		v = (uint32_t)status & DEBUG_EXIT_MAX;
 		if (v == 0 || v == DEBUG_EXIT_SUCCESS)

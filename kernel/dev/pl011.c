@@ -4,6 +4,7 @@
 #define UART_FR		0x18
 #define UART_CR		0x30
 #define UART_IMSC	0x38	/* interrupt mask set/clear: 1 = enabled */
+#define UART_INT_TX	(1u << 5)	/* transmit (FIFO at or under its level) */
 #define UART_FR_RXFE	(1u << 4)	/* receive FIFO empty */
 #define UART_INT_RX	(1u << 4)	/* receive (FIFO at its level) */
 #define UART_INT_RT	(1u << 6)	/* receive timeout (bytes left under the level) */
@@ -59,3 +60,19 @@ void pl011_rx_irq_enable(void)
 	wr32(uart + UART_IMSC, rd32(uart + UART_IMSC) | UART_INT_RX | UART_INT_RT);
 }
 
+
+bool pl011_tx_room(void)
+{
+	return uart && !(rd32(uart + UART_FR) & UART_FR_TXFF);
+}
+
+void pl011_tx_put(char c)
+{
+	wr32(uart + UART_DR, (uint8_t)c);
+}
+
+void pl011_tx_irq(bool on)
+{
+	uint32_t m = rd32(uart + UART_IMSC);
+	wr32(uart + UART_IMSC, on ? m | UART_INT_TX : m & ~UART_INT_TX);
+}

@@ -1,6 +1,6 @@
 /*
  * 16550 UART: the console writes a byte once the transmit holding
- * register is empty (polled); bytes are received polled or by the
+ * register is empty, polled or on its "THR empty" interrupt; bytes are received polled or by the
  * "received data available" interrupt. Registers are reached through the
  * accessors in struct uart16550 (see uart16550.h).
  */
@@ -24,6 +24,7 @@
 #define LSR_THRE	0x20	/* transmit holding register empty */
 #define LSR_DR		0x01	/* data ready */
 #define IER_RDA		0x01	/* interrupt on received data */
+#define IER_THRI	0x02	/* interrupt while THR is empty */
 
 uint8_t uart16550_mmio_read8(uintptr_t addr)
 {
@@ -79,4 +80,22 @@ void uart16550_rx_irq_enable(const struct uart16550 *u)
 {
 	wr(u, UART_MCR, MCR_DTR_RTS | MCR_OUT2);
 	wr(u, UART_IER, IER_RDA);
+}
+
+bool uart16550_tx_room(const struct uart16550 *u)
+{
+	return rd(u, UART_LSR) & LSR_THRE;
+}
+
+void uart16550_tx_put(const struct uart16550 *u, char c)
+{
+	wr(u, UART_DATA, (uint8_t)c);
+}
+
+/* IER is read back (DLAB is clear after init): RDA stays as it was. The
+ * THRE interrupt comes as THRI is turned on with THR already empty. */
+void uart16550_tx_irq(const struct uart16550 *u, bool on)
+{
+	uint8_t ier = rd(u, UART_IER);
+	wr(u, UART_IER, on ? ier | IER_THRI : ier & ~IER_THRI);
 }

@@ -1,5 +1,5 @@
 /*
- * 16550-compatible UART, polled transmit, receive polled or by interrupt: a PC's COM
+ * 16550-compatible UART, transmit and receive polled or by interrupt: a PC's COM
  * ports in x86 I/O space, or the memory-mapped ones of many SoCs. The
  * driver never touches the bus itself: the platform hands it the two
  * accessors for where the registers are (port I/O, or MMIO with a
@@ -8,6 +8,7 @@
 #ifndef GMK_KERNEL_DEV_UART16550_H
 #define GMK_KERNEL_DEV_UART16550_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define UART16550_COM1		0x3f8		/* a PC's first port */
@@ -31,5 +32,11 @@ int uart16550_getc(const struct uart16550 *u);	/* a received byte, or -1 */
 /* Interrupt while received data is available; reading it all (getc
  * until -1) clears it. The platform routes the line. */
 void uart16550_rx_irq_enable(const struct uart16550 *u);
+/* Transmit by interrupt (the console's ring, kernel/console.h): THR takes
+ * a byte, one byte into it, the "THR empty" interrupt on/off. */
+bool uart16550_tx_room(const struct uart16550 *u);
+void uart16550_tx_put(const struct uart16550 *u, char c);
+void uart16550_tx_irq(const struct uart16550 *u, bool on);
+#define UART16550_TX_FIFO 16	/* bytes per interrupt at most (a 16550A's FIFO) */
 
 #endif

@@ -22,6 +22,7 @@
 #include "arch/aarch64/timer.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"
+#include "kernel/console.h"
 #include "kernel/console_in.h"
 #include "kernel/dev/pl011.h"
 #include "kernel/irq/irqchip.h"
@@ -126,6 +127,13 @@ void board_putc(char c)
 {
 	pl011_putc(c);
 }
+
+/* Console output by the UART's transmit interrupt (kernel/console.h). */
+static void uart_tx_put(char c) { pl011_tx_put(c); }
+static const struct console_tx_ops uart_tx = {
+	.room = pl011_tx_room, .put = uart_tx_put, .irq = pl011_tx_irq,
+	.fifo = PL011_TX_FIFO,
+};
 
 /* ---- memory ------------------------------------------------------------- */
 
@@ -507,6 +515,7 @@ void board_cpu_init(void)
 		chip->enable_device(uart_irq, uart_irq_spec);
 		pl011_rx_irq_enable();
 		console_rx_irq_enabled = true;
+		console_tx_attach(&uart_tx);	/* the same line: TX too */
 	}
 }
 
@@ -549,6 +558,7 @@ void board_irq(struct trapframe *tf)
 		/* Level-triggered: drain the FIFO (the line drops) first. */
 		for (int ch; (ch = pl011_getc()) >= 0;)
 			console_rx_put((uint8_t)ch);
+		console_tx_interrupt();	/* refill the FIFO (or mask TX) */
 		chip->eoi(token);
 		kernel_console_interrupt(tf);
 	} else {
@@ -562,12 +572,14 @@ void board_irq(struct trapframe *tf)
 
 void arm64_dt_console_flush(void)
 {
+	console_flush();	/* the ring, polled */
 	pl011_flush();
 }
 
 void arm64_dt_power_off(int status)
 {
 	arch_irq_disable();
+	console_flush();
 	if (psci_available()) {
 		/* PSCI SYSTEM_OFF carries no status: say it, for the log. */
 		if (status != 0)
@@ -582,6 +594,7 @@ void arm64_dt_power_off(int status)
 void arm64_dt_halt(int status)
 {
 	arch_irq_disable();
+	console_flush();
 	stop_other_cpus();
 	printf("%s: exit status %d (%s); halted\n", board_name, status,
 	       status == 0 ? "success" : "failure");

@@ -7,7 +7,8 @@
  * started by INIT-SIPI-SIPI through the trampoline (arch/x86_64/smp.c);
  * interrupts and the timer from each core's local APIC, its rate from the
  * TSC calibrated against the PIT (tsc.c); COM1's receive interrupt through
- * the IOAPIC (ioapic.c). All of kernel/board.h but
+ * the IOAPIC (ioapic.c), and its transmit interrupt for console output
+ * (kernel/console.h). All of kernel/board.h but
  * board_exit, which is the board's (boards/<name>/board.c; its board.c).
  */
 #include <stdbool.h>
@@ -27,6 +28,7 @@
 #include "boards/platform/pc/tsc.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/board.h"
+#include "kernel/console.h"
 #include "kernel/console_in.h"
 #include "kernel/dev/fbcon.h"
 #include "kernel/dev/uart16550.h"
@@ -104,6 +106,16 @@ uintptr_t pc_rsdp(void)
 #pragma weak fbcon_init
 #pragma weak fbcon_putc
 
+/* Console output by COM1's "THR empty" interrupt (kernel/console.h); the
+ * screen is written as the bytes go into the ring. */
+static bool com1_tx_room(void) { return uart16550_tx_room(&com1); }
+static void com1_tx_put(char c) { uart16550_tx_put(&com1, c); }
+static void com1_tx_irq(bool on) { uart16550_tx_irq(&com1, on); }
+static struct console_tx_ops com1_tx = {
+	.room = com1_tx_room, .put = com1_tx_put, .irq = com1_tx_irq,
+	.fifo = UART16550_TX_FIFO,
+};
+
 void board_early_init(uintptr_t bootarg)
 {
 	const char *how = "?";
@@ -177,6 +189,9 @@ void board_init(void)
 			     (fl & 3) == MPS_POLARITY_LOW);
 		uart16550_rx_irq_enable(&com1);
 		console_rx_irq_enabled = true;
+		if (fbcon_putc)
+			com1_tx.mirror = fbcon_putc;
+		console_tx_attach(&com1_tx);
 	} else {
 		printf("%s: no IOAPIC in the MADT: console input is not available\n",
 		       board_name);
@@ -271,6 +286,7 @@ void board_irq(struct trapframe *tf)
 	case VEC_COM1:
 		for (int ch; (ch = uart16550_getc(&com1)) >= 0;)
 			console_rx_put((uint8_t)ch);
+		console_tx_interrupt();	/* refill THR (or THRI off) */
 		lapic_eoi();
 		kernel_console_interrupt(tf);
 		break;
