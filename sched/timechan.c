@@ -14,8 +14,16 @@ static void sendtime(void *arg)
 {
 	struct time_timer *t = arg;
 	uint64_t now = nanotime();
+	/* Read before the send: the send may hand the value to a G on
+	 * another core that then frees t at once (time_timer_free after its
+	 * receive, as allowed), so t is not ours after it. Reading t->after
+	 * after the send let a freed time_newtimer's memory, reused by a
+	 * time_after, be freed a second time, and a later firing send on a
+	 * channel long freed (the fuzzer found it: "use of freed channel
+	 * (send)" from sendtime). Go's collector keeps its timer alive. */
+	bool after = t->after;
 	chan_trysend(t->C, &now);	/* full: a value is still unread */
-	if (t->after)
+	if (after)
 		kfree(t);		/* time_after: nobody else has it */
 }
 
