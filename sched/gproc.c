@@ -54,7 +54,6 @@ static size_t stack_npages(size_t bytes)
  * allocator as soon as all its pieces are free, so the pool caches
  * nothing (dead Gs cache their stacks already).
  */
-#define STACK_CANARY	0x9e3779b97f4a7c15ull	/* lowest word of a live small stack */
 #define STACK_POOL_FREE	0x5ca1ab1efee1deadull	/* lowest word of a free piece */
 #define STACK_NPOOL	2			/* classes: G_STACK_MIN << i */
 
@@ -244,10 +243,6 @@ void stackcheck_sp(struct g *gp, uintptr_t sp)
 		stack_overflow(gp, sp, "its lowest word was overwritten");
 }
 
-void stackcheck(struct g *gp)
-{
-	stackcheck_sp(gp, gp->sched.sp);
-}
 
 /* allgadd: every G record ever made, for checkdead and the fault handler.
  * Records are never freed, so readers without the lock can walk the list

@@ -78,7 +78,6 @@ static void stealorder_reset(uint32_t count)
 			stealorder.coprimes[stealorder.ncoprimes++] = i;
 }
 
-struct g *getg(void) { return arch_getg(); }
 uint64_t goid(void) { return getg()->goid; }
 struct p *sched_p(uint32_t id) { return id < sched.nprocs ? allp[id] : NULL; }
 uint32_t sched_nprocs(void) { return sched.nprocs; }
@@ -99,12 +98,11 @@ uint32_t cheaprand(void)
 	return (uint32_t)(x >> 32);
 }
 
-void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
+void casgstatus_bad(struct g *gp, uint32_t oldval, uint32_t newval)
 {
-	if (!atomic_cas32(&gp->atomicstatus, oldval, newval))
-		panic("casgstatus: goroutine %llu: %s -> %s, but it is %s",
-		      (unsigned long long)gp->goid, gstatus_string(oldval),
-		      gstatus_string(newval), gstatus_string(readgstatus(gp)));
+	panic("casgstatus: goroutine %llu: %s -> %s, but it is %s",
+	      (unsigned long long)gp->goid, gstatus_string(oldval),
+	      gstatus_string(newval), gstatus_string(readgstatus(gp)));
 }
 
 /* Called by switch.S when mcall is misused; they do not return. */

@@ -26,10 +26,21 @@ void dropg(void);
 __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
 void goyield(void);
-/* Fatal error if a small-stack G overflowed its stack (sched/gproc.c). */
-void stackcheck(struct g *gp);
-/* The same for a G running with its stack pointer at sp (the tick). */
+/* The check for a G running with its stack pointer at sp (the tick). */
 void stackcheck_sp(struct g *gp, uintptr_t sp);
+/* The lowest word of a live small stack (sched/gproc.c). */
+#define STACK_CANARY	0x9e3779b97f4a7c15ull
+/* Fatal error if a small-stack G overflowed its stack (sched/gproc.c):
+ * at every switch, so the common case is inline, and anything odd goes
+ * to stackcheck_sp, which decides. */
+static inline void stackcheck(struct g *gp)
+{
+	uintptr_t sp = gp->sched.sp;
+	if (__builtin_expect(sp < gp->stack_lo || sp > gp->stack_hi ||
+			     (gp->stack_npages == 0 &&
+			      *(volatile uint64_t *)gp->stack_lo != STACK_CANARY), 0))
+		stackcheck_sp(gp, sp);
+}
 uint32_t cheaprand(void);
 /* An idle P's earliest timer became `when`: wake the idle M that keeps
  * time if it would sleep past it. Caller holds sched.lock. */
@@ -40,7 +51,13 @@ void timers_notify_keeper(uint64_t when);
 
 /* status changes: a CAS, so that a double goready or a stale status is
  * caught at once instead of corrupting a run queue. */
-void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval);
+__attribute__((noreturn, cold)) void casgstatus_bad(struct g *gp, uint32_t oldval,
+						    uint32_t newval);
+static inline void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
+{
+	if (__builtin_expect(!atomic_cas32(&gp->atomicstatus, oldval, newval), 0))
+		casgstatus_bad(gp, oldval, newval);
+}
 static inline uint32_t readgstatus(struct g *gp)
 {
 	return atomic_load32(&gp->atomicstatus);
