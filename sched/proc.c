@@ -686,30 +686,42 @@ static struct g *globrunqget_batch_locked(struct p *pp)
  * findrunnable: a runnable G for this M's P, in Go's order. Blocks (halts
  * the core, without its P) until there is one. *inherit_time says the G
  * came from runnext and shares the current time slice.
+ *
+ * *nowp is the time schedule() read as it began, the one clock read of a
+ * switch that finds work at once (the local queue, the global queue): it
+ * dates the timers, the slice check and execute's new slice. Where this
+ * round waits (a halt) or searches (stealing), *nowp is read again.
  */
-static struct g *findrunnable(bool *inherit_time)
+static struct g *findrunnable(bool *inherit_time, uint64_t *nowp)
 {
 	struct m *mp = getm();
 	struct g *gp;
+	uint64_t now = *nowp;
+	goto first;
 
 top:
-	schedtrace_maybe();
+	now = nanotime();
+	*nowp = now;
+first:
+	if (__builtin_expect(kopts.schedtrace_ms != 0, 0))
+		schedtrace_maybe();
 	struct p *pp = mp->p;
 	*inherit_time = false;
 
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
 	 * cores the watchdog found stuck. */
-	uint64_t now = nanotime();
 	watchdog_maybe(now);
 	timers_run_stalled(now);
-	bool timer_readied = timers_run(pp, now) != 0 &&
+	uint64_t when0 = atomic_load64(&pp->timers.when0);
+	bool timer_readied = when0 != 0 && when0 <= now &&
+			     timers_run(pp, now) != 0 &&
 			     atomic_loaduintptr(&pp->runnext) != 0;
 	if (timer_readied)
 		pp->timerg = atomic_loaduintptr(&pp->runnext);
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
-	if (netpoll_pending() && netpoll_overdue(nanotime())) {
+	if (netpoll_pending() && netpoll_overdue(now)) {
 		gp = netpoll_take(pp);
 		if (gp)
 			return gp;
@@ -740,7 +752,7 @@ top:
 	 * shares one slice; the tick preempts it when that is used up. */
 	gp = runqget(pp, inherit_time);
 	if (gp && *inherit_time &&
-	    nanotime() - pp->schedwhen >= sched_slice_ns()) {
+	    now - pp->schedwhen >= sched_slice_ns()) {
 		/*
 		 * Nothing is left of the slice this chain shares: the tick
 		 * has just preempted its last G (or is about to). Often
@@ -790,8 +802,10 @@ top:
 		if (!mp->spinning)
 			becomespinning(mp);
 		gp = stealwork(pp);
-		if (gp)
+		if (gp) {
+			*nowp = nanotime();	/* the search took a while */
 			return gp;
+		}
 	}
 
 	/*
@@ -857,6 +871,7 @@ top:
 				becomespinning(mp);
 				pp2->nglobget += 1 + q.size;
 				runqputbatch(pp2, &q);
+				*nowp = nanotime();	/* we gave up our P meanwhile */
 				return gp;
 			}
 			spin_unlock(&sched.lock);
@@ -889,12 +904,15 @@ top:
 
 /* ---- running --------------------------------------------------------- */
 
-/* execute: run gp on this M; a new time slice unless inherit_time. */
-void execute(struct g *gp, bool inherit_time)
+/*
+ * execute: run gp on this M; a new time slice unless inherit_time. now is
+ * the switch's one clock read (schedule), from which a new slice counts.
+ */
+static inline __attribute__((noreturn, always_inline)) void
+execute_at(struct g *gp, bool inherit_time, uint64_t now)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
-	uint64_t now = nanotime();
 	/* store-release: the watchdog (p_running_core) reads curg from
 	 * other cores. */
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
@@ -915,9 +933,14 @@ void execute(struct g *gp, bool inherit_time)
 	    atomic_loaduintptr(&pp->runnext) == pp->timerg)
 		pp->ntimerbypass++;
 	pp->timerg = 0;
-	tick_arm_for_slice(pp);
+	tick_arm_for_slice(mp->cpu, pp);
 	traceGoStart(gp, inherit_time);
 	gogo(&gp->sched);
+}
+
+void execute(struct g *gp, bool inherit_time)
+{
+	execute_at(gp, inherit_time, nanotime());
 }
 
 /* schedule: one round of the scheduler. Runs on g0, never returns. */
@@ -934,20 +957,25 @@ void schedule(void)
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
 		      "holding a spinlock?)", mp->id, mp->cpu->preempt_off);
 	struct p *pp = mp->p;
+	/* The switch's one clock read (findrunnable reads again only where
+	 * it waits or searches). Go reads none here: sysmon watches
+	 * schedtick from its own thread. gmk's tick, which stands in for
+	 * sysmon, measures the slice from execute's stamp instead. */
+	uint64_t now = nanotime();
 	if (pp->runwhen) {
 		/* The G that ran last held the P this long without a switch. */
-		uint64_t held = nanotime() - pp->runwhen;
+		uint64_t held = now - pp->runwhen;
 		if (held > pp->maxhold_ns)
 			pp->maxhold_ns = held;
 		atomic_store64(&pp->runwhen, 0);
 	}
 	bool inherit;
-	struct g *gp = findrunnable(&inherit);
+	struct g *gp = findrunnable(&inherit, &now);
 	/* This M found work: if it was spinning, it stops, and starts the
 	 * next spinner if it was the last. */
 	if (mp->spinning)
 		resetspinning();
-	execute(gp, inherit);
+	execute_at(gp, inherit, now);
 }
 
 /* dropg: the running G leaves its M (on g0, before it is requeued). */

@@ -4,6 +4,7 @@
 #ifndef GMK_SCHED_SCHEDIMPL_H
 #define GMK_SCHED_SCHEDIMPL_H
 
+#include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
@@ -75,7 +76,34 @@ void checkdead(void);
 /* Time slice when the command line gives none (Go's forcePreemptNS). */
 #define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
 void preempt_init(void);
-void tick_arm_for_slice(struct p *pp);	/* execute, on g0 */
+extern volatile uint64_t slice_override_ns;	/* sched_set_slice */
+/* sched_slice_ns, inline for the scheduler. */
+static inline uint64_t slice_ns(void)
+{
+	uint64_t s = atomic_load64(&slice_override_ns);
+	if (s)
+		return s;
+	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
+}
+/* This core's tick while it runs a G on pp: by the end of the slice or
+ * pp's next timer, whichever comes first. */
+static inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
+{
+	uint64_t next = pp->schedwhen + slice;
+	uint64_t w = atomic_load64(&pp->timers.when0);
+	if (w && w < next)
+		next = w;
+	return next;
+}
+/* execute, on g0: make sure core c's timer fires by the end of the new
+ * slice (after tickless idle it may be armed for much later, or not). */
+static inline void tick_arm_for_slice(struct cpu *c, struct p *pp)
+{
+	uint64_t next = tick_deadline(pp, slice_ns());
+	uint64_t d = c->timer_deadline_ns;
+	if (d == 0 || d > next)
+		timer_set_deadline(next);
+}
 struct trapframe;
 void sched_preempt_for_netpoll(struct trapframe *tf);	/* netpoll_kick */
 
