@@ -23,12 +23,6 @@ bool spin_trylock(struct spinlock *l);
 unsigned long spin_lock_irqsave(struct spinlock *l);
 void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 
-#ifdef GMK_SPINLOCK_EXTERN
-/* tests/host brings its own spinlocks (no preempt-off count there). */
-void spin_lock(struct spinlock *l);
-void spin_unlock(struct spinlock *l);
-bool spin_held(const struct spinlock *l);	/* by this core */
-#else
 /*
  * The fast paths are inline: a scheduling operation takes two or three
  * locks, and an out-of-line call with its holder bookkeeping was a tenth
@@ -72,6 +66,5 @@ static inline bool spin_held(const struct spinlock *l)
 	return __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == (int32_t)this_cpu()->id &&
 	       atomic_load32(&l->next) != atomic_load32(&l->owner);
 }
-#endif
 
 #endif

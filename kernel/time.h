@@ -29,6 +29,7 @@ static inline uint64_t nanotime(void)
 {
 	return counter_to_ns(arch_counter() - time_boot_counter);
 }
+
 void delay_ns(uint64_t ns);			/* busy wait */
 
 /* Halt this core until an interrupt (interrupts masked by the caller),
