@@ -211,26 +211,58 @@ void waitq_remove(struct waitq *q, struct sudog *sg)
 
 /* ---- direct hand-off to a parked peer ---------------------------------- */
 
-void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
-		      void (*unlockf)(void *), void *arg)
+/* One element: inline moves for the sizes of a word or two (ints,
+ * pointers: most channels), memcpy for the rest. */
+static inline __attribute__((always_inline)) void
+elemcopy(void *dst, const void *src, uint32_t n)
+{
+	switch (n) {
+	case 0: break;
+	case 1: __builtin_memcpy(dst, src, 1); break;
+	case 2: __builtin_memcpy(dst, src, 2); break;
+	case 4: __builtin_memcpy(dst, src, 4); break;
+	case 8: __builtin_memcpy(dst, src, 8); break;
+	case 16: __builtin_memcpy(dst, src, 16); break;
+	default: memcpy(dst, src, n); break;
+	}
+}
+
+/*
+ * The hand-offs, inline in chansend/chanrecv (the hot path of every
+ * unbuffered channel) and out of line for select, which unlocks its own
+ * way. unlockf NULL: unlock c->lock.
+ */
+static inline __attribute__((always_inline)) void
+send_direct(struct hchan *c, struct sudog *sg, const void *ep,
+	    void (*unlockf)(void *), void *arg)
 {
 	/* The receiver's slot is on its stack (or NULL: value discarded). */
-	if (sg->elem && c->elemsize)
-		memcpy(sg->elem, ep, c->elemsize);
+	if (sg->elem)
+		elemcopy(sg->elem, ep, c->elemsize);
 	sg->elem = NULL;
 	struct g *gp = sg->g;
-	unlockf(arg);
+	if (unlockf)
+		unlockf(arg);
+	else
+		spin_unlock(&c->lock);
 	sg->success = true;
 	goready(gp);		/* publishes the copy: goready's CAS orders it */
 }
 
-void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 		      void (*unlockf)(void *), void *arg)
+{
+	send_direct(c, sg, ep, unlockf, arg);
+}
+
+static inline __attribute__((always_inline)) void
+recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+	    void (*unlockf)(void *), void *arg)
 {
 	if (c->dataqsiz == 0) {
 		/* Unbuffered: copy straight from the sender. */
-		if (ep && c->elemsize)
-			memcpy(ep, sg->elem, c->elemsize);
+		if (ep)
+			elemcopy(ep, sg->elem, c->elemsize);
 	} else {
 		/*
 		 * The ring is full (a sender is parked). Take the head and
@@ -238,24 +270,27 @@ void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
 		 * the tail: both FIFO orders hold.
 		 */
 		void *slot = chanbuf(c, c->recvx);
-		if (ep && c->elemsize)
-			memcpy(ep, slot, c->elemsize);
-		if (c->elemsize)
-			memcpy(slot, sg->elem, c->elemsize);
+		if (ep)
+			elemcopy(ep, slot, c->elemsize);
+		elemcopy(slot, sg->elem, c->elemsize);
 		if (++c->recvx == c->dataqsiz)
 			c->recvx = 0;
 		c->sendx = c->recvx;
 	}
 	sg->elem = NULL;
 	struct g *gp = sg->g;
-	unlockf(arg);
+	if (unlockf)
+		unlockf(arg);
+	else
+		spin_unlock(&c->lock);
 	sg->success = true;
 	goready(gp);
 }
 
-static void unlock_chan(void *arg)
+void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+		      void (*unlockf)(void *), void *arg)
 {
-	spin_unlock(&((struct hchan *)arg)->lock);
+	recv_direct(c, sg, ep, unlockf, arg);
 }
 
 /* ---- send ------------------------------------------------------------- */
@@ -274,7 +309,8 @@ static bool chan_full(struct hchan *c)
 	return atomic_load32(&c->qcount) == c->dataqsiz;
 }
 
-static bool chansend(struct hchan *c, const void *ep, bool block)
+static inline __attribute__((always_inline)) bool
+chansend(struct hchan *c, const void *ep, bool block)
 {
 	if (!c) {
 		if (!block)
@@ -296,12 +332,11 @@ static bool chansend(struct hchan *c, const void *ep, bool block)
 	}
 	struct sudog *sg = waitq_dequeue(&c->recvq);
 	if (sg) {
-		chan_send_direct(c, sg, ep, unlock_chan, c);
+		send_direct(c, sg, ep, NULL, NULL);
 		return true;
 	}
 	if (c->qcount < c->dataqsiz) {
-		if (c->elemsize)
-			memcpy(chanbuf(c, c->sendx), ep, c->elemsize);
+		elemcopy(chanbuf(c, c->sendx), ep, c->elemsize);
 		if (++c->sendx == c->dataqsiz)
 			c->sendx = 0;
 		atomic_store32(&c->qcount, c->qcount + 1);	/* chan_len reads it unlocked */
@@ -346,7 +381,8 @@ static bool chan_empty(struct hchan *c)
 
 /* Returns whether it received or saw the close (Go's "selected");
  * *received is false when the channel was closed and drained. */
-static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
+static inline __attribute__((always_inline)) bool
+chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 {
 	*received = false;
 	if (!c) {
@@ -380,15 +416,15 @@ static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 	} else {
 		struct sudog *sg = waitq_dequeue(&c->sendq);
 		if (sg) {
-			chan_recv_direct(c, sg, ep, unlock_chan, c);
+			recv_direct(c, sg, ep, NULL, NULL);
 			*received = true;
 			return true;
 		}
 	}
 	if (c->qcount > 0) {
 		void *slot = chanbuf(c, c->recvx);
-		if (ep && c->elemsize)
-			memcpy(ep, slot, c->elemsize);
+		if (ep)
+			elemcopy(ep, slot, c->elemsize);
 		if (c->elemsize)
 			memset(slot, 0, c->elemsize);
 		if (++c->recvx == c->dataqsiz)

@@ -69,7 +69,10 @@ void goready(struct g *gp)
 	preempt_disable();
 	casgstatus(gp, _Gwaiting, _Grunnable);
 	traceGoUnpark(gp);
-	runqput(getm()->p, gp, true);
+	struct p *pp = getm()->p;
+	struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
+	if (old)
+		runqput(pp, old, false);
 	wakep();
 	preempt_enable();
 }

@@ -572,23 +572,8 @@ static void startm_locked(struct p *pp, bool spinning)
  * already (a spinner that finds work wakes the next one: resetspinning).
  * Called after putting a G on a run queue.
  */
-void wakep(void)
+void wakep_idle(void)
 {
-	/*
-	 * StoreLoad: the caller's submission (a run queue's tail or the
-	 * global queue's size, store-release) must be visible before we
-	 * read nmspinning, or a spinner in its delicate dance and we could
-	 * both miss (x86 lets this load pass that store). Go gets this from
-	 * atomic.Store being XCHG on amd64.
-	 */
-	smp_mb();
-	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
-	 * it in the callers). Two plain loads, where the CAS and sched.lock
-	 * below cost every goready, go and gosched at full load. A P that
-	 * goes idle just after this load misses the G, which is on our own
-	 * queue and runs here: later, never lost. */
-	if (atomic_load32(&sched.npidle) == 0)
-		return;
 	/* Be conservative about spinning Ms: start one only if none exist. */
 	if (atomic_load32(&sched.nmspinning) != 0 ||
 	    !atomic_cas32(&sched.nmspinning, 0, 1))

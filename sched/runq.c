@@ -57,15 +57,10 @@ static inline void set_slot(struct g **ring, uint32_t i, struct g *gp)
 void runqput(struct p *pp, struct g *gp, bool next)
 {
 	if (next) {
-		uintptr_t oldnext;
-		/* CAS, not a store: a thief may be taking runnext right now. */
-		do {
-			oldnext = atomic_loaduintptr(&pp->runnext);
-		} while (!atomic_casuintptr(&pp->runnext, oldnext, (uintptr_t)gp));
-		if (oldnext == 0)
-			return;
 		/* Kick the old runnext out to the regular run queue. */
-		gp = (struct g *)oldnext;
+		gp = runnext_swap(pp, gp);
+		if (!gp)
+			return;
 	}
 
 	for (;;) {

@@ -14,6 +14,17 @@
 
 /* ---- local run queue (sched/runq.c); owner = the M holding pp ---- */
 void runqput(struct p *pp, struct g *gp, bool next);		/* owner */
+/* gp into runnext; returns the G it displaced (NULL if none), which the
+ * caller puts on the ring (runqput(pp, old, false)). Owner only. A CAS,
+ * not a store: a thief may be taking runnext right now. Inline: every
+ * goready and go starts here. */
+static inline struct g *runnext_swap(struct p *pp, struct g *gp)
+{
+	uintptr_t oldnext = atomic_loaduintptr(&pp->runnext);
+	while (!atomic_casuintptr(&pp->runnext, oldnext, (uintptr_t)gp))
+		oldnext = atomic_loaduintptr(&pp->runnext);
+	return (struct g *)oldnext;
+}
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
 void runqputbatch(struct p *pp, struct gqueue *q);		/* owner */
 struct g *runqget(struct p *pp, bool *inherit_time);		/* owner */

@@ -21,7 +21,30 @@ static inline struct m *getm(void) { return getg()->m; }
 /* proc.c */
 __attribute__((noreturn)) void schedule(void);
 __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
-void wakep(void);
+void wakep_idle(void);		/* wakep's slow path: a P is idle */
+/*
+ * wakep: start a spinning M if a P is idle; after putting a G on a run
+ * queue (sched/proc.c). Inline: every goready, go and gosched calls it.
+ */
+static inline void wakep(void)
+{
+	/*
+	 * StoreLoad: the caller's submission (a run queue's tail or the
+	 * global queue's size, store-release) must be visible before we
+	 * read nmspinning, or a spinner in its delicate dance and we could
+	 * both miss (x86 lets this load pass that store). Go gets this from
+	 * atomic.Store being XCHG on amd64.
+	 */
+	smp_mb();
+	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
+	 * it in the callers). Two plain loads, where the CAS and sched.lock
+	 * below cost every goready, go and gosched at full load. A P that
+	 * goes idle just after this load misses the G, which is on our own
+	 * queue and runs here: later, never lost. */
+	if (atomic_load32(&sched.npidle) == 0)
+		return;
+	wakep_idle();
+}
 void dropg(void);
 /* park.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
 __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
