@@ -409,7 +409,10 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
 	preempt_disable();
 	struct g *newg = newproc1(fn, arg, stack_bytes);
 	uint64_t id = newg->goid;	/* newg may run and exit at once */
-	runqput(getm()->p, newg, true);
+	struct p *pp = getm()->p;
+	struct g *old = runnext_swap(pp, newg);	/* runqput(pp, newg, true) */
+	if (old)
+		runqput(pp, old, false);
 	if (atomic_load32(&mainstarted))
 		wakep();
 	preempt_enable();
