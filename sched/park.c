@@ -91,7 +91,8 @@ void goready(struct g *gp)
  * ever reaching findrunnable's netpoll step. (The preemption's trace
  * event is emitted by its callers, which know whether it was async.)
  */
-void goschedImpl(struct g *gp, bool preempted)
+static inline __attribute__((always_inline, noreturn)) void
+gosched_common(struct g *gp, bool preempted)
 {
 	if (preempted)
 		schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
@@ -111,9 +112,14 @@ void goschedImpl(struct g *gp, bool preempted)
 	schedule();
 }
 
+void goschedImpl(struct g *gp, bool preempted)
+{
+	gosched_common(gp, preempted);
+}
+
 static void gosched_m(struct g *gp)
 {
-	goschedImpl(gp, false);
+	gosched_common(gp, false);
 }
 
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own

@@ -737,7 +737,7 @@ first:
 	 * shares one slice; the tick preempts it when that is used up. */
 	gp = runqget(pp, inherit_time);
 	if (gp && *inherit_time &&
-	    now - pp->schedwhen >= sched_slice_ns()) {
+	    now - pp->schedwhen >= slice_ns()) {
 		/*
 		 * Nothing is left of the slice this chain shares: the tick
 		 * has just preempted its last G (or is about to). Often
@@ -963,14 +963,6 @@ void schedule(void)
 	execute_at(gp, inherit, now);
 }
 
-/* dropg: the running G leaves its M (on g0, before it is requeued). */
-void dropg(void)
-{
-	struct m *mp = getm();
-	stackcheck(mp->curg);
-	mp->curg->m = NULL;
-	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
-}
 
 /* ---- start-up ---------------------------------------------------------- */
 

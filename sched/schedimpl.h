@@ -45,7 +45,6 @@ static inline void wakep(void)
 		return;
 	wakep_idle();
 }
-void dropg(void);
 /* park.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
 __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
@@ -64,6 +63,15 @@ static inline void stackcheck(struct g *gp)
 			     (gp->stack_npages == 0 &&
 			      *(volatile uint64_t *)gp->stack_lo != STACK_CANARY), 0))
 		stackcheck_sp(gp, sp);
+}
+/* dropg: the running G leaves its M (on g0, before it is requeued). */
+static inline void dropg(void)
+{
+	struct m *mp = getm();
+	struct g *gp = mp->curg;
+	stackcheck(gp);
+	gp->m = NULL;
+	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
 }
 uint32_t cheaprand(void);
 /* An idle P's earliest timer became `when`: wake the idle M that keeps
