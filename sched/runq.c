@@ -122,10 +122,20 @@ void runqputbatch(struct p *pp, struct gqueue *q)
 	/* load-acquire, synchronize with consumers */
 	uint32_t h = atomic_load32(&pp->runqhead);
 	uint32_t t = pp->runqtail;
-	while (!gqueue_empty(q) && t - h < RUNQ_SIZE) {
-		set_slot(pp->runq, t, gqueue_pop(q));
+	struct g *gp = q->head;
+	int32_t n = 0;
+	while (gp && t - h < RUNQ_SIZE) {
+		struct g *next = gp->schedlink;
+		gp->schedlink = NULL;
+		set_slot(pp->runq, t, gp);
 		t++;
+		n++;
+		gp = next;
 	}
+	q->head = gp;
+	q->size -= n;
+	if (!gp)
+		q->tail = NULL;
 	/* store-release, makes the items available to consumers */
 	atomic_store32(&pp->runqtail, t);
 
