@@ -48,7 +48,13 @@
  * normally switches itself at its next safe point before that). */
 #define PREEMPT_RETRY_NS	(1 * NSEC_PER_MSEC)
 
-volatile uint64_t slice_override_ns;
+static volatile uint64_t slice_override_ns;
+volatile uint64_t slice_cur_ns = SLICE_DEFAULT_NS;
+
+static uint64_t slice_default(void)
+{
+	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
+}
 
 uint64_t sched_slice_ns(void)
 {
@@ -57,7 +63,9 @@ uint64_t sched_slice_ns(void)
 
 uint64_t sched_set_slice(uint64_t ns)
 {
-	return atomic_xchg64(&slice_override_ns, ns);
+	uint64_t old = atomic_xchg64(&slice_override_ns, ns);
+	atomic_store64(&slice_cur_ns, ns ? ns : slice_default());
+	return old;
 }
 
 /* Go's gopreempt_m: the preempted G goes to the global queue, behind
@@ -198,6 +206,7 @@ static void ipi_wake(void)
 
 void preempt_init(void)
 {
+	atomic_store64(&slice_cur_ns, slice_default());
 	preempt_safepoint_hook = preempt_safepoint;
 	/* Store-release: other cores' interrupts read them meanwhile. */
 	__atomic_store_n(&ipi_wake_hook, ipi_wake, __ATOMIC_RELEASE);

@@ -914,10 +914,12 @@ execute_at(struct g *gp, bool inherit_time, uint64_t now)
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	/* A G a due timer readied into runnext in this round must run
 	 * before any other G starts here (unless a thief took it). */
-	if (pp->timerg && pp->timerg != (uintptr_t)gp &&
-	    atomic_loaduintptr(&pp->runnext) == pp->timerg)
-		pp->ntimerbypass++;
-	pp->timerg = 0;
+	if (__builtin_expect(pp->timerg != 0, 0)) {
+		if (pp->timerg != (uintptr_t)gp &&
+		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
+			pp->ntimerbypass++;
+		pp->timerg = 0;
+	}
 	tick_arm_for_slice(mp->cpu, pp);
 	traceGoStart(gp, inherit_time);
 	gogo(&gp->sched);

@@ -4,7 +4,6 @@
 #ifndef GMK_SCHED_SCHEDIMPL_H
 #define GMK_SCHED_SCHEDIMPL_H
 
-#include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
@@ -107,14 +106,12 @@ void checkdead(void);
 /* Time slice when the command line gives none (Go's forcePreemptNS). */
 #define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
 void preempt_init(void);
-extern volatile uint64_t slice_override_ns;	/* sched_set_slice */
-/* sched_slice_ns, inline for the scheduler. */
+/* The slice in force: the command line's (preempt_init) or a test's
+ * override (sched_set_slice), one load for the scheduler. */
+extern volatile uint64_t slice_cur_ns;
 static inline uint64_t slice_ns(void)
 {
-	uint64_t s = atomic_load64(&slice_override_ns);
-	if (s)
-		return s;
-	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
+	return atomic_load64(&slice_cur_ns);
 }
 /* This core's tick while it runs a G on pp: by the end of the slice or
  * pp's next timer, whichever comes first. */
