@@ -20,6 +20,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "sched/hchan.h"
+#include "sched/schedimpl.h"
 
 /* Go's limits: element type at most 64 KiB, the buffer must fit. */
 #define CHAN_MAX_ELEM	(64u * 1024u)
@@ -136,7 +137,8 @@ size_t chan_cap(chan_t c)
 
 /* ---- wait queues ------------------------------------------------------ */
 
-void waitq_enqueue(struct waitq *q, struct sudog *sg)
+static inline __attribute__((always_inline)) void
+waitq_enqueue_inl(struct waitq *q, struct sudog *sg)
 {
 	sg->next = NULL;
 	sg->prev = q->last;
@@ -153,7 +155,8 @@ void waitq_enqueue(struct waitq *q, struct sudog *sg)
  * wins the G; the others just drop their sudog (the select dequeues the
  * rest itself when it wakes, see waitq_remove). Go's waitq.dequeue.
  */
-struct sudog *waitq_dequeue(struct waitq *q)
+static inline __attribute__((always_inline)) struct sudog *
+waitq_dequeue_inl(struct waitq *q)
 {
 	for (;;) {
 		struct sudog *sg = q->first;
@@ -177,6 +180,16 @@ struct sudog *waitq_dequeue(struct waitq *q)
 		}
 		return sg;
 	}
+}
+
+void waitq_enqueue(struct waitq *q, struct sudog *sg)
+{
+	waitq_enqueue_inl(q, sg);
+}
+
+struct sudog *waitq_dequeue(struct waitq *q)
+{
+	return waitq_dequeue_inl(q);
 }
 
 /* Unlink sg if it is still queued (Go's dequeueSudoG). A sudog that a
@@ -246,7 +259,7 @@ send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 	else
 		spin_unlock(&c->lock);
 	sg->success = true;
-	goready(gp);		/* publishes the copy: goready's CAS orders it */
+	ready(gp);		/* publishes the copy: goready's CAS orders it */
 }
 
 void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
@@ -284,7 +297,7 @@ recv_direct(struct hchan *c, struct sudog *sg, void *ep,
 	else
 		spin_unlock(&c->lock);
 	sg->success = true;
-	goready(gp);
+	ready(gp);
 }
 
 void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
@@ -330,7 +343,7 @@ chansend(struct hchan *c, const void *ep, bool block)
 		spin_unlock(&c->lock);
 		panic("send on closed channel");
 	}
-	struct sudog *sg = waitq_dequeue(&c->recvq);
+	struct sudog *sg = waitq_dequeue_inl(&c->recvq);
 	if (sg) {
 		send_direct(c, sg, ep, NULL, NULL);
 		return true;
@@ -351,7 +364,7 @@ chansend(struct hchan *c, const void *ep, bool block)
 	struct sudog mysg = {
 		.g = getg(), .elem = (void *)ep, .c = c,
 	};
-	waitq_enqueue(&c->sendq, &mysg);
+	waitq_enqueue_inl(&c->sendq, &mysg);
 	goparkunlock_spin(&c->lock, waitReasonChanSend);
 	/* Woken by a receiver (success) or by chan_close. */
 	if (!mysg.success)
@@ -414,7 +427,7 @@ chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 		}
 		/* Closed but values remain: drain them first. */
 	} else {
-		struct sudog *sg = waitq_dequeue(&c->sendq);
+		struct sudog *sg = waitq_dequeue_inl(&c->sendq);
 		if (sg) {
 			recv_direct(c, sg, ep, NULL, NULL);
 			*received = true;
@@ -440,7 +453,7 @@ chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 	}
 
 	struct sudog mysg = { .g = getg(), .elem = ep, .c = c };
-	waitq_enqueue(&c->recvq, &mysg);
+	waitq_enqueue_inl(&c->recvq, &mysg);
 	goparkunlock_spin(&c->lock, waitReasonChanReceive);
 	/* chan_close cleared our slot and left success false. */
 	*received = mysg.success;

@@ -61,20 +61,13 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
  */
 void goready(struct g *gp)
 {
-	uint32_t st = readgstatus(gp);
-	if (st != _Gwaiting)
-		panic("goready: goroutine %llu is %s, not waiting",
-		      (unsigned long long)gp->goid, gstatus_string(st));
-	/* Preemption off: runqput works on "this P" as its owner. */
-	preempt_disable();
-	casgstatus(gp, _Gwaiting, _Grunnable);
-	traceGoUnpark(gp);
-	struct p *pp = getm()->p;
-	struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
-	if (old)
-		runqput(pp, old, false);
-	wakep();
-	preempt_enable();
+	ready(gp);
+}
+
+void goready_bad(struct g *gp, uint32_t st)
+{
+	panic("goready: goroutine %llu is %s, not waiting",
+	      (unsigned long long)gp->goid, gstatus_string(st));
 }
 
 /*

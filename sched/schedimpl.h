@@ -7,7 +7,9 @@
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
+#include "kernel/preempt.h"
 #include "sched/sched.h"
+#include "sched/tracebuf.h"
 
 extern struct p *allp[MAX_CPUS];
 extern struct m allm[MAX_CPUS];
@@ -73,6 +75,7 @@ static inline void dropg(void)
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
 }
 uint32_t cheaprand(void);
+
 /* An idle P's earliest timer became `when`: wake the idle M that keeps
  * time if it would sleep past it. Caller holds sched.lock. */
 void timers_notify_idle_locked(uint64_t when);
@@ -151,5 +154,25 @@ static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event 
 /* trace.c */
 void schedtrace_maybe(void);
 const char *gstatus_string(uint32_t s);
+
+/* goready's body (park.c), inline for the channels and semaphores: the
+ * other half of every hand-off. Go's ready(). */
+__attribute__((noreturn, cold)) void goready_bad(struct g *gp, uint32_t st);
+static inline void ready(struct g *gp)
+{
+	uint32_t st = readgstatus(gp);
+	if (__builtin_expect(st != _Gwaiting, 0))
+		goready_bad(gp, st);
+	/* Preemption off: runqput works on "this P" as its owner. */
+	preempt_disable();
+	casgstatus(gp, _Gwaiting, _Grunnable);
+	traceGoUnpark(gp);
+	struct p *pp = getm()->p;
+	struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
+	if (old)
+		runqput(pp, old, false);
+	wakep();
+	preempt_enable();
+}
 
 #endif
