@@ -144,11 +144,25 @@ enum schedfp_event { SCHEDFP_EXECUTE, SCHEDFP_STEAL, SCHEDFP_PREEMPT,
 		     SCHEDFP_NEVENTS };
 extern bool schedfp_on;
 void schedfp_init(void);
-void schedfp_record(struct p *pp, uint64_t goid, enum schedfp_event ev);
+/* One step of the running hash: xor in, multiply by an odd constant
+ * (every bit reaches the higher ones), fold the high half down (and
+ * back to the lower ones). Order-sensitive, and cheap: `make replay`
+ * and the -icount benchmarks run with the fingerprint on, so this runs
+ * at every execute there (issue 14: the splitmix finaliser it replaces
+ * was ~25 instructions a switch). */
+static inline uint64_t schedfp_fold(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+/* On pp's own M (execute, stealwork, gopreempt_m). store-release: the
+ * printing core may read them while pp runs on. */
 static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event ev)
 {
-	if (__builtin_expect(schedfp_on, 0))
-		schedfp_record(pp, gp->goid, ev);
+	if (__builtin_expect(schedfp_on, 0)) {
+		atomic_store64(&pp->fphash, schedfp_fold(pp->fphash, gp->goid << 2 | ev));
+		atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
+	}
 }
 
 /* trace.c */
