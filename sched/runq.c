@@ -64,15 +64,14 @@ void runqput(struct p *pp, struct g *gp, bool next)
 	}
 
 	for (;;) {
-		/* load-acquire, synchronize with consumers */
+		if (runqput_ring(pp, gp))
+			return;
+		/* Full: h and t as runqput_ring read them (only thieves move
+		 * h, and only forward; runqputslow's CAS checks it). */
 		uint32_t h = atomic_load32(&pp->runqhead);
 		uint32_t t = pp->runqtail;
-		if (t - h < RUNQ_SIZE) {
-			set_slot(pp->runq, t, gp);
-			/* store-release, makes the slot available to consumers */
-			atomic_store32(&pp->runqtail, t + 1);
-			return;
-		}
+		if (t - h < RUNQ_SIZE)
+			continue;	/* a thief took some meanwhile */
 		if (runqputslow(pp, gp, h, t))
 			return;
 		/* The queue is not full any more: a thief took some; retry. */

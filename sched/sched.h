@@ -14,6 +14,21 @@
 
 /* ---- local run queue (sched/runq.c); owner = the M holding pp ---- */
 void runqput(struct p *pp, struct g *gp, bool next);		/* owner */
+/* gp at the tail of pp's ring if there is room (runqput's common case,
+ * inline for goready and go); false if the ring is full. Owner only. */
+static inline bool runqput_ring(struct p *pp, struct g *gp)
+{
+	/* load-acquire, synchronize with consumers */
+	uint32_t h = atomic_load32(&pp->runqhead);
+	uint32_t t = pp->runqtail;
+	if (t - h >= RUNQ_SIZE)
+		return false;
+	/* A relaxed atomic (see runq.c's SLOT_STORE): thieves read it. */
+	__atomic_store_n(&pp->runq[t % RUNQ_SIZE], gp, __ATOMIC_RELAXED);
+	/* store-release, makes the slot available to consumers */
+	atomic_store32(&pp->runqtail, t + 1);
+	return true;
+}
 /* gp into runnext; returns the G it displaced (NULL if none), which the
  * caller puts on the ring (runqput(pp, old, false)). Owner only. A CAS,
  * not a store: a thief may be taking runnext right now. Inline: every
