@@ -45,12 +45,12 @@ static inline void spin_lock(struct spinlock *l)
 	 * store-release of owner is visible once we see our ticket. */
 	if (__builtin_expect(atomic_load32(&l->owner) != ticket, 0))
 		spin_lock_wait(l, ticket);
-	__atomic_store_n(&l->holder, (int32_t)this_cpu()->id, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->holder, (int32_t)cpu_id(), __ATOMIC_RELAXED);
 }
 
 static inline void spin_unlock(struct spinlock *l)
 {
-	if (__builtin_expect(l->holder != (int32_t)this_cpu()->id, 0))
+	if (__builtin_expect(l->holder != (int32_t)cpu_id(), 0))
 		spin_unlock_bad(l);
 	__atomic_store_n(&l->holder, -1, __ATOMIC_RELAXED);
 	/* store-release: the critical section happens before the next
@@ -63,7 +63,7 @@ static inline void spin_unlock(struct spinlock *l)
  * and the tickets are read atomically, as other cores write them. */
 static inline bool spin_held(const struct spinlock *l)
 {
-	return __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == (int32_t)this_cpu()->id &&
+	return __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == (int32_t)cpu_id() &&
 	       atomic_load32(&l->next) != atomic_load32(&l->owner);
 }
 

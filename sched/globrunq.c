@@ -31,7 +31,7 @@ static inline void assert_sched_locked(void)
 	/* The holder field alone (spin_held also reads the tickets): it
 	 * names this core only between its spin_lock and spin_unlock. */
 	if (__builtin_expect(__atomic_load_n(&sched.lock.holder, __ATOMIC_RELAXED) !=
-			     (int32_t)this_cpu()->id, 0))
+			     (int32_t)cpu_id(), 0))
 		panic("global run queue used without sched.lock");
 #endif
 }
