@@ -962,7 +962,11 @@ void schedule(void)
 	 * next spinner if it was the last. */
 	if (mp->spinning)
 		resetspinning();
-	execute_at(gp, inherit, now);
+	/* A fresh read for the new slice's start: with schedule's `now`
+	 * (earlier by this round's work) preempt_spinlock_holder_is_switched_
+	 * at_the_safe_point failed 2 boots in 10 on arm64 at 1 P; not
+	 * understood yet, so the slice is dated here as before. */
+	execute_at(gp, inherit, nanotime());
 }
 
 
