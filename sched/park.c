@@ -61,13 +61,17 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
  */
 void goready(struct g *gp)
 {
-	ready(gp);
-}
-
-void goready_bad(struct g *gp, uint32_t st)
-{
-	panic("goready: goroutine %llu is %s, not waiting",
-	      (unsigned long long)gp->goid, gstatus_string(st));
+	uint32_t st = readgstatus(gp);
+	if (st != _Gwaiting)
+		panic("goready: goroutine %llu is %s, not waiting",
+		      (unsigned long long)gp->goid, gstatus_string(st));
+	/* Preemption off: runqput works on "this P" as its owner. */
+	preempt_disable();
+	casgstatus(gp, _Gwaiting, _Grunnable);
+	traceGoUnpark(gp);
+	runqput(getm()->p, gp, true);
+	wakep();
+	preempt_enable();
 }
 
 /*
@@ -84,8 +88,7 @@ void goready_bad(struct g *gp, uint32_t st)
  * ever reaching findrunnable's netpoll step. (The preemption's trace
  * event is emitted by its callers, which know whether it was async.)
  */
-static inline __attribute__((always_inline, noreturn)) void
-gosched_common(struct g *gp, bool preempted)
+void goschedImpl(struct g *gp, bool preempted)
 {
 	if (preempted)
 		schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
@@ -105,14 +108,9 @@ gosched_common(struct g *gp, bool preempted)
 	schedule();
 }
 
-void goschedImpl(struct g *gp, bool preempted)
-{
-	gosched_common(gp, preempted);
-}
-
 static void gosched_m(struct g *gp)
 {
-	gosched_common(gp, false);
+	goschedImpl(gp, false);
 }
 
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own
