@@ -64,6 +64,11 @@ bool host_async_preempt = true;
  * another thread would break that. It switches at its next safe point. */
 extern char gmk_text_begin[], gmk_text_end[];
 
+/* The sanitizer builds' switch wrappers (arch/host/san.c says why they
+ * must not be preempted); weak: the plain build has none, both 0. */
+extern char __start_host_san_switch_text[] __attribute__((weak));
+extern char __stop_host_san_switch_text[] __attribute__((weak));
+
 static pid_t gettid_(void) { return (pid_t)syscall(SYS_gettid); }
 
 static long futex(volatile uint32_t *w, int op, uint32_t val,
@@ -138,6 +143,9 @@ bool arch_frame_preemptible(const struct trapframe *tf)
 	if (!host_async_preempt || tf->cs == 0)
 		return false;
 	if (tf->rip < (uintptr_t)gmk_text_begin || tf->rip >= (uintptr_t)gmk_text_end)
+		return false;
+	if (tf->rip >= (uintptr_t)__start_host_san_switch_text &&
+	    tf->rip < (uintptr_t)__stop_host_san_switch_text)
 		return false;
 	return !preempt_pc_in_switch_code(tf->rip);
 }

@@ -21,6 +21,22 @@
 #include "kernel/percpu.h"
 #include "sched/runtime2.h"
 
+/*
+ * The wrappers below choose the next stack (this core's g0, the next G's)
+ * and tell the sanitizer before the raw switch runs. A tick that
+ * preempted a G in between would move it to another core with that
+ * choice made: resumed there, mcall would announce the old core's g0 and
+ * then switch to the new core's (host_mcall_raw reads curg's M afresh),
+ * and ASan would believe a stack 32 KiB away from the one the thread runs
+ * on (the fuzzer's "CHECK failed ... kCurrentStackFrameMagic" from
+ * __asan_handle_no_return in park_m). So they live in a section of their
+ * own, which arch_frame_preemptible (arch/host/cpu.c) treats as switch
+ * code: a tick there switches at the next safe point instead. Everything
+ * they call is the sanitizer's runtime, outside gmk's text, which is not
+ * preempted either.
+ */
+#define SAN_SWITCH_TEXT __attribute__((section("host_san_switch_text")))
+
 #if defined(GMK_SAN_FIBERS) && defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define GMK_TSAN_FIBERS 1
@@ -45,12 +61,12 @@ void host_san_thread_init(struct cpu *c)
 	host_cores[c->id].san_g0_fiber = __tsan_create_fiber(0);
 }
 
-static void *fiber_of(struct gobuf *b)
+SAN_SWITCH_TEXT static void *fiber_of(struct gobuf *b)
 {
 	return b->fiber ? b->fiber : host_cores[arch_this_cpu()->id].san_g0_fiber;
 }
 
-void host_san_leave_to(void *g)
+SAN_SWITCH_TEXT void host_san_leave_to(void *g)
 {
 	__tsan_switch_to_fiber(fiber_of(&((struct g *)g)->sched), TSAN_SWITCH_SYNC);
 }
@@ -58,14 +74,14 @@ void host_san_leave_to(void *g)
 void host_gogo_raw(struct gobuf *buf);
 void host_mcall_raw(void (*fn)(struct g *));
 
-__attribute__((noreturn)) void gogo(struct gobuf *buf)
+SAN_SWITCH_TEXT __attribute__((noreturn)) void gogo(struct gobuf *buf)
 {
 	__tsan_switch_to_fiber(fiber_of(buf), TSAN_SWITCH_SYNC);
 	host_gogo_raw(buf);
 	__builtin_unreachable();
 }
 
-void mcall(void (*fn)(struct g *))
+SAN_SWITCH_TEXT void mcall(void (*fn)(struct g *))
 {
 	__tsan_switch_to_fiber(host_cores[arch_this_cpu()->id].san_g0_fiber, TSAN_SWITCH_SYNC);
 	host_mcall_raw(fn);
@@ -87,7 +103,7 @@ void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom,
 void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
 				     size_t *size_old);
 
-static void asan_switch_to(const struct g *gp)
+SAN_SWITCH_TEXT static void asan_switch_to(const struct g *gp)
 {
 	__sanitizer_start_switch_fiber(NULL, (const void *)gp->stack_lo,
 				       gp->stack_hi - gp->stack_lo);
@@ -98,14 +114,14 @@ void host_gogo_raw(struct gobuf *buf);
 void host_mcall_raw(void (*fn)(struct g *));
 void *host_san_fiber_for(void *old_fiber, void *g) { return old_fiber; }
 void host_san_thread_init(struct cpu *c) { }
-void host_san_leave_to(void *g) { asan_switch_to(g); }
-__attribute__((noreturn)) void gogo(struct gobuf *buf)
+SAN_SWITCH_TEXT void host_san_leave_to(void *g) { asan_switch_to(g); }
+SAN_SWITCH_TEXT __attribute__((noreturn)) void gogo(struct gobuf *buf)
 {
 	asan_switch_to(buf->g);
 	host_gogo_raw(buf);
 	__builtin_unreachable();
 }
-void mcall(void (*fn)(struct g *))
+SAN_SWITCH_TEXT void mcall(void (*fn)(struct g *))
 {
 	struct g *gp = arch_getg();
 	asan_switch_to(gp->m->g0);
