@@ -216,7 +216,19 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 		host_cores[host_this_cpu->id].deadline = 0;
 	if (host_irq_masked || !host_this_cpu) {
 		__atomic_fetch_or(&host_irq_pending, bit, __ATOMIC_RELAXED);
-		/* An idle core's futex wait ends with EINTR and looks. */
+		/*
+		 * An idle core's futex wait ends with EINTR and looks. But the
+		 * signal may also come inside arch_wait_for_interrupt's check,
+		 * after it read host_irq_pending (nothing) and before it read
+		 * the deadline, which the line above this block just cleared:
+		 * it then waited with no timeout and no bit in hand, and the
+		 * timer it slept for was lost (the fuzzer's 10 s hang: every
+		 * core halted, a P's timer 2.6 s overdue). Bumping the futex
+		 * word makes any wait that read it before now return at once
+		 * and look again.
+		 */
+		if (host_this_cpu)
+			atomic_xadd32(&host_cores[host_this_cpu->id].wake, 1);
 		errno = saved_errno;
 		return;
 	}

@@ -61,6 +61,9 @@
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
 #include "sched/gmk.h"
+#include "sched/runtime2.h"
+#include "sched/schedimpl.h"
+#include "sched/sched.h"
 
 #define MAX_CH		4
 #define MAX_WORKERS	5
@@ -174,6 +177,10 @@ static uint64_t op_ns(const struct op *o) { return (uint64_t)(o->arg >> 2) * (o-
 
 static const struct prog *P;
 static chan_t ch[MAX_CH];
+/* Where each G of the harness is, for the hang report (hang_report):
+ * the index of the op it is in, or a phase. */
+static volatile int32_t worker_at[MAX_WORKERS], solo_at;
+static volatile const char *server_phase = "waiting for an input";
 static volatile uint32_t closing;	/* set before the channels close */
 /* sent[s][c]: values sender s got into channel c (the seqs 0..sent-1). */
 static uint32_t sent[MAX_WORKERS][MAX_CH];
@@ -445,6 +452,7 @@ static void worker(void *arg)
 		const struct op *o = &P->ops[i];
 		if (o->worker != w || o->kind == OP_CLOSE)
 			continue;
+		worker_at[w] = (int32_t)i;
 		if (o->kind < NCOMMON)
 			common_op(o);
 		else if (w % 2 == 0)
@@ -452,6 +460,7 @@ static void worker(void *arg)
 		else
 			receiver_op(w, &sn, o);
 	}
+	worker_at[w] = -2;	/* done */
 	waitgroup_done(w % 2 ? &wg_recv : &wg_send);
 }
 
@@ -488,6 +497,9 @@ static void concurrent(const struct prog *p)
 	waitgroup_add(&wg_drain, (int32_t)p->nch);
 	for (unsigned c = 0; c < p->nch; c++)
 		go_stack(drainer, (void *)(uintptr_t)c, FUZZ_STACK);
+	for (unsigned w = 0; w < MAX_WORKERS; w++)
+		worker_at[w] = w < p->nworkers ? -1 : -3;	/* not started, none */
+	server_phase = "concurrent: waiting for the senders";
 	for (unsigned w = 0; w < p->nworkers; w++) {
 		waitgroup_add(w % 2 ? &wg_recv : &wg_send, 1);
 		go_stack(worker, (void *)(uintptr_t)w, FUZZ_STACK);
@@ -501,9 +513,13 @@ static void concurrent(const struct prog *p)
 	atomic_store32(&closing, 1);
 	for (unsigned c = 0; c < p->nch; c++)
 		chan_close(ch[c]);
+	server_phase = "concurrent: waiting for the receivers";
 	waitgroup_wait(&wg_recv);
+	server_phase = "concurrent: waiting for the drainers";
 	waitgroup_wait(&wg_drain);
+	server_phase = "concurrent: waiting for the spawned Gs";
 	waitgroup_wait(&wg_spawn);
+	server_phase = "concurrent: checking";
 
 	for (unsigned s = 0; s < p->nworkers; s++)
 		for (unsigned c = 0; c < p->nch; c++)
@@ -646,9 +662,11 @@ static void solo(const struct prog *p)
 		m[i].esize = p->esize[i];
 		m[i].c = chan_make(p->esize[i], p->cap[i]);
 	}
+	server_phase = "solo";
 	for (unsigned k = 0; k < p->nops; k++) {
 		const struct op *o = &p->ops[k];
 		unsigned i = op_chan(p, o), set = op_set(p, o);
+		solo_at = (int32_t)k;
 		struct model *mi = &m[i];
 		struct val x[MAX_CH];
 		bool ok;
@@ -799,6 +817,7 @@ PROGRAM(fuzz_server, "the libFuzzer target's server (tests/fuzz)")
 			solo(&prog);
 			concurrent(&prog);
 		}
+		server_phase = "waiting for an input";
 		atomic_store32(&done_seq, seen);
 		syscall(SYS_futex, &done_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	}
@@ -806,6 +825,89 @@ PROGRAM(fuzz_server, "the libFuzzer target's server (tests/fuzz)")
 }
 
 /* ---- libFuzzer's side -------------------------------------------------------------- */
+
+static const char *const op_names[OP_NKINDS] = {
+	"mutex", "mutex_try", "timer", "timer_stop", "sleep", "spawn", "gosched",
+	"len", "send", "trysend", "selsend", "selsend_def", "recv", "tryrecv",
+	"selrecv", "selrecv_def", "selrecv_timer", "close",
+};
+
+static const char *op_name(unsigned w, const struct op *o)
+{
+	if (o->kind < NCOMMON || o->kind == OP_CLOSE)
+		return op_names[o->kind];
+	return op_names[w % 2 == 0 ? OP_SEND + (o->kind - NCOMMON) % NSEND
+				   : OP_RECV + (o->kind - NCOMMON) % NRECV];
+}
+
+/*
+ * A run that does not finish: say where every G of the harness is and
+ * what the scheduler holds, read racily from libFuzzer's thread while the
+ * cores go on (a report, not a snapshot), and the input itself in hex, so
+ * that a hang in a CI log can be replayed without its artifact file.
+ */
+static void hang_report(const uint8_t *data, size_t size)
+{
+	uint64_t now = nanotime();
+
+	fprintf(stderr, "fuzz: the harness: %s", (const char *)server_phase);
+	if (P && !strcmp((const char *)server_phase, "solo"))
+		fprintf(stderr, " at op %d (%s)", solo_at,
+			op_name(0, &P->ops[solo_at < 0 ? 0 : solo_at]));
+	fprintf(stderr, "\n");
+	for (unsigned w = 0; P && w < P->nworkers; w++) {
+		int32_t at = worker_at[w];
+		if (at >= 0)
+			fprintf(stderr, "fuzz:   worker %u at op %d: %s arg %u\n", w, at,
+				op_name(w, &P->ops[at]), P->ops[at].arg);
+		else
+			fprintf(stderr, "fuzz:   worker %u %s\n", w,
+				at == -2 ? "done" : at == -1 ? "not started" : "-");
+	}
+	fprintf(stderr, "fuzz: sched: runqsize %u npidle %u nmspinning %u needspinning %u "
+		"nmidle %u timerm %d\n", sched.runqsize, sched.npidle, sched.nmspinning,
+		sched.needspinning, sched.nmidle, sched.timerm ? (int)sched.timerm->id : -1);
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct cpu *c = &cpus[i];
+		struct m *m = c->m;
+		struct g *cg = m ? m->curg : NULL;
+		fprintf(stderr, "fuzz: core %u: P %d curg %llu spinning %u park %u "
+			"preempt_off %u resched %u halted %s%llu us timer %s%lld us "
+			"last tick %llu us ago, %llu ticks %llu IPIs; host sleeping %u "
+			"deadline %llu\n", i, m && m->p ? (int)m->p->id : -1,
+			cg ? (unsigned long long)cg->goid : 0ull, m ? m->spinning : 0,
+			m ? m->park : 0, c->preempt_off, c->resched,
+			c->halted_since ? "for " : "no ",
+			c->halted_since ? (unsigned long long)(now - c->halted_since) / 1000 : 0ull,
+			c->timer_deadline_ns ? "in " : "none ",
+			c->timer_deadline_ns ? (long long)(c->timer_deadline_ns - now) / 1000 : 0ll,
+			(unsigned long long)(now - c->last_tick_ns) / 1000,
+			(unsigned long long)c->timer_irqs, (unsigned long long)c->ipis,
+			host_cores[i].sleeping, (unsigned long long)host_cores[i].deadline);
+	}
+	for (unsigned i = 0; i < sched.nprocs; i++) {
+		struct p *pp = sched_p(i);
+		struct g *rn = (struct g *)pp->runnext;
+		fprintf(stderr, "fuzz: P %u: status %u M %d runq %u runnext %llu timers %u "
+			"when0 %s%lld us, %llu fired\n", i, pp->status,
+			pp->m ? (int)pp->m->id : -1, pp->runqtail - pp->runqhead,
+			rn ? (unsigned long long)rn->goid : 0ull, pp->timers.len,
+			pp->timers.when0 ? "in " : "none ",
+			pp->timers.when0 ? (long long)(pp->timers.when0 - now) / 1000 : 0ll,
+			(unsigned long long)pp->timers.nfired);
+	}
+	for (struct g *gp = sched.allgs; gp; gp = gp->alllink) {
+		uint32_t st = gp->atomicstatus;
+		if (st == _Gdead || st == _Gidle)
+			continue;
+		fprintf(stderr, "fuzz: G %llu %s %s\n", (unsigned long long)gp->goid,
+			gstatus_string(st), st == _Gwaiting ? waitreason_string(gp->waitreason) : "");
+	}
+	fprintf(stderr, "fuzz: the input (%zu bytes, xxd -r -p makes the file):\n", size);
+	for (size_t i = 0; i < size; i++)
+		fprintf(stderr, "%s%02x%s", i % 32 ? "" : "fuzz-input: ", data[i],
+			i % 32 == 31 || i == size - 1 ? "\n" : "");
+}
 
 static unsigned timeout_s = 10;
 
@@ -869,6 +971,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (now.tv_sec - t0.tv_sec >= (time_t)timeout_s && timeout_s) {
 			fprintf(stderr, "fuzz: the program did not finish in %u s "
 				"(a lost wake-up, a livelock or a deadlock)\n", timeout_s);
+			hang_report(data, size);
 			abort();
 		}
 	}
