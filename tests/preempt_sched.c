@@ -236,7 +236,13 @@ TEST(preempt_goroutines_run_in_parallel)
 /*
  * The preempt-off count: a G that holds a spinlock past its slice is not
  * switched at the tick, but as soon as it drops the lock (the safe point).
+ * The holder keeps the lock for 3 slices and then until its core's tick
+ * has asked for the switch (cpu->resched), up to HOLD_MAX_NS: a wall-clock
+ * hold alone failed on a loaded host (x86, 2 cores, a CPU hog), where the
+ * emulator's thread was off the host CPU for the whole 6 ms and each
+ * holder saw its deadline pass before the late tick came.
  */
+#define HOLD_MAX_NS	(1 * NSEC_PER_SEC)
 static struct spinlock hold_lock = SPINLOCK_INIT("preempt test");
 static volatile uint64_t hold_done;
 static volatile uint64_t hold_switched;	/* preempted while holding: must stay 0 */
@@ -247,10 +253,15 @@ static void lock_holder(void *arg)
 	spin_lock(&hold_lock);
 	struct g *me = getg();
 	unsigned cpu0 = this_cpu()->id;
-	uint64_t end = nanotime() + 3 * slice;
-	while (nanotime() < end)
+	uint64_t t0 = nanotime(), end = t0 + 3 * slice;
+	for (;;) {
+		uint64_t now = nanotime();
+		if ((now >= end && __atomic_load_n(&this_cpu()->resched, __ATOMIC_RELAXED)) ||
+		    now >= t0 + HOLD_MAX_NS)
+			break;
 		if (this_cpu()->id != cpu0 || getg() != me)
 			atomic_store64(&hold_switched, 1);
+	}
 	spin_unlock(&hold_lock);	/* the safe point: switched out here */
 	atomic_xadd64(&hold_done, 1);
 }
@@ -265,7 +276,7 @@ TEST(preempt_spinlock_holder_is_switched_at_the_safe_point)
 	atomic_store64(&hold_switched, 0);
 	for (uint32_t i = 0; i < n; i++)
 		go(lock_holder, (void *)(uintptr_t)(2 * NSEC_PER_MSEC));
-	uint64_t done = sleep_until_count(&hold_done, n, SPIN_MAX_NS);
+	uint64_t done = sleep_until_count(&hold_done, n, SPIN_MAX_NS + n * HOLD_MAX_NS);
 	sched_set_slice(old);
 	ASSERT_EQ(done, n);
 	EXPECT_EQ(hold_switched, 0);

@@ -10,9 +10,10 @@
  * (hosted_main, boards/hosted/board.c) with run=fuzz_server, whose G waits
  * for an input, runs it to the end, checks it and hands the verdict back.
  * A broken rule prints "fuzz: ..." and abort()s, which libFuzzer records
- * as a crash with the input; a run that does not finish in
- * GMK_FUZZ_TIMEOUT seconds (default 10: a lost wake-up, a deadlock) does
- * the same from libFuzzer's thread. The tick is SIGALRM here, as is
+ * as a crash with the input; a run in which no G of the harness finishes
+ * an operation for GMK_FUZZ_TIMEOUT seconds (default 10: a lost wake-up,
+ * a deadlock) does the same from libFuzzer's thread, after a report of
+ * where everything is (hang_report). The tick is SIGALRM here, as is
  * libFuzzer's -timeout, so -timeout=0 is forced and the watchdog above
  * stands in for it.
  *
@@ -180,6 +181,10 @@ static chan_t ch[MAX_CH];
 /* Where each G of the harness is, for the hang report (hang_report):
  * the index of the op it is in, or a phase. */
 static volatile int32_t worker_at[MAX_WORKERS], solo_at;
+/* Bumped by every operation done, by any G of the harness: libFuzzer's
+ * thread calls a run hung when it stops moving (not when the run is long:
+ * on a loaded host a whole run can take seconds and still be sound). */
+static volatile uint64_t progress;
 static volatile const char *server_phase = "waiting for an input";
 static volatile uint32_t closing;	/* set before the channels close */
 /* sent[s][c]: values sender s got into channel c (the seqs 0..sent-1). */
@@ -239,6 +244,7 @@ static void closed_recv(unsigned c, const struct val *x, const char *what)
 static void spawned(void *arg)
 {
 	atomic_xadd32((volatile uint32_t *)arg, 1);
+	atomic_xadd64(&progress, 1);
 	waitgroup_done(&wg_spawn);
 }
 
@@ -459,6 +465,7 @@ static void worker(void *arg)
 			sender_op(w, o);
 		else
 			receiver_op(w, &sn, o);
+		atomic_xadd64(&progress, 1);
 	}
 	worker_at[w] = -2;	/* done */
 	waitgroup_done(w % 2 ? &wg_recv : &wg_send);
@@ -476,6 +483,7 @@ static void drainer(void *arg)
 		if (!chan_recv(ch[c], &x))
 			break;
 		got(&sn, c, &x, "drainer");
+		atomic_xadd64(&progress, 1);
 	}
 	closed_recv(c, &x, "drainer recv");
 	waitgroup_done(&wg_drain);
@@ -667,6 +675,7 @@ static void solo(const struct prog *p)
 		const struct op *o = &p->ops[k];
 		unsigned i = op_chan(p, o), set = op_set(p, o);
 		solo_at = (int32_t)k;
+		atomic_xadd64(&progress, 1);
 		struct model *mi = &m[i];
 		struct val x[MAX_CH];
 		bool ok;
@@ -964,12 +973,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic_store32(&req_seq, seq);
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t seen = atomic_load64(&progress);
 	while (atomic_load32(&done_seq) != seq) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		futex_wait(&done_seq, seq - 1, &ts);
 		clock_gettime(CLOCK_MONOTONIC, &now);
+		uint64_t p = atomic_load64(&progress);
+		if (p != seen) {	/* an operation was done: not hung */
+			seen = p;
+			t0 = now;
+			continue;
+		}
 		if (now.tv_sec - t0.tv_sec >= (time_t)timeout_s && timeout_s) {
-			fprintf(stderr, "fuzz: the program did not finish in %u s "
+			fprintf(stderr, "fuzz: the program did no operation for %u s "
 				"(a lost wake-up, a livelock or a deadlock)\n", timeout_s);
 			hang_report(data, size);
 			abort();
