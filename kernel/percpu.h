@@ -69,6 +69,25 @@ extern unsigned ncpus;			/* cores found by the board */
 extern volatile unsigned ncpus_online;
 
 static inline struct cpu *this_cpu(void) { return arch_this_cpu(); }
-static inline unsigned cpu_id(void) { return arch_this_cpu()->id; }
+
+/*
+ * One field of this core's struct cpu: on x86-64 a single %gs-relative
+ * load (no load of the struct's address first); elsewhere through
+ * this_cpu(). The spinlocks and preempt_enable read id and resched on
+ * every lock (issue 14).
+ */
+#if !defined(GMK_HOSTED) && defined(__x86_64__)
+#include <stddef.h>
+#define THIS_CPU_READ32(field) ({					\
+	uint32_t v_;							\
+	_Static_assert(sizeof(((struct cpu *)0)->field) == 4, #field);	\
+	asm volatile("movl %%gs:%c1, %0" : "=r"(v_)			\
+		     : "i"(offsetof(struct cpu, field)) : "memory");	\
+	v_; })
+#else
+#define THIS_CPU_READ32(field) (this_cpu()->field)
+#endif
+
+static inline unsigned cpu_id(void) { return THIS_CPU_READ32(id); }
 
 #endif

@@ -80,7 +80,7 @@ static inline void preempt_disable(void)
 static inline void preempt_enable(void)
 {
 	asm volatile("" : : : "memory");
-	if (preempt_count_dec() && this_cpu()->resched && preempt_safepoint_hook &&
+	if (preempt_count_dec() && THIS_CPU_READ32(resched) && preempt_safepoint_hook &&
 	    arch_irq_enabled())
 		preempt_safepoint_hook();
 }

@@ -23,17 +23,12 @@ void spin_init(struct spinlock *l, const char *name)
 	l->holder = -1;
 }
 
-void spin_lock(struct spinlock *l)
+/* spin_lock's wait, out of line: the lock was held when we took our
+ * ticket. */
+void spin_lock_wait(struct spinlock *l, uint32_t ticket)
 {
-	preempt_disable();
-	/* xadd returns the new value; our ticket is the one before it. */
-	uint32_t ticket = atomic_xadd32(&l->next, 1) - 1;
-
-	/* load-acquire: what the previous holder wrote before its
-	 * store-release of owner is visible once we see our ticket. */
 	while (atomic_load32(&l->owner) != ticket)
 		arch_cpu_relax();
-	__atomic_store_n(&l->holder, (int32_t)this_cpu()->id, __ATOMIC_RELAXED);
 }
 
 bool spin_trylock(struct spinlock *l)
@@ -50,24 +45,10 @@ bool spin_trylock(struct spinlock *l)
 	return true;
 }
 
-void spin_unlock(struct spinlock *l)
+void spin_unlock_bad(struct spinlock *l)
 {
-	if (l->holder != (int32_t)this_cpu()->id)
-		panic("spin_unlock of %s: not held by this core (holder %d)",
-		      l->name ? l->name : "lock", l->holder);
-	__atomic_store_n(&l->holder, -1, __ATOMIC_RELAXED);
-	/* store-release: the critical section happens before the next
-	 * holder's load-acquire of owner. Only the holder writes owner. */
-	atomic_store32(&l->owner, l->owner + 1);
-	preempt_enable();
-}
-
-bool spin_held(const struct spinlock *l)
-{
-	/* Asked by cores that may not hold it (assertions): holder and the
-	 * tickets are read atomically, as other cores write them. */
-	return __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == (int32_t)this_cpu()->id &&
-	       atomic_load32(&l->next) != atomic_load32(&l->owner);
+	panic("spin_unlock of %s: not held by this core (holder %d)",
+	      l->name ? l->name : "lock", l->holder);
 }
 
 unsigned long spin_lock_irqsave(struct spinlock *l)

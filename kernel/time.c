@@ -13,8 +13,8 @@
 #include "kernel/trap.h"
 
 static uint64_t counter_hz;
-static uint64_t boot_counter;
-static uint64_t ns_per_tick_32;		/* ns per counter tick, << 32 */
+uint64_t time_boot_counter;
+uint64_t time_ns_per_tick_32;
 static uint64_t ticks_per_ns_32;	/* counter ticks per ns, << 32 */
 
 void (*sched_tick_hook)(struct trapframe *tf);
@@ -24,24 +24,14 @@ void time_init(uint64_t hz)
 	if (hz == 0)
 		panic("time_init: the board reports a 0 Hz counter");
 	counter_hz = hz;
-	ns_per_tick_32 = (uint64_t)(((__uint128_t)NSEC_PER_SEC << 32) / hz);
+	time_ns_per_tick_32 = (uint64_t)(((__uint128_t)NSEC_PER_SEC << 32) / hz);
 	ticks_per_ns_32 = (uint64_t)(((__uint128_t)hz << 32) / NSEC_PER_SEC);
-	boot_counter = arch_counter();
-}
-
-uint64_t counter_to_ns(uint64_t ticks)
-{
-	return (uint64_t)(((__uint128_t)ticks * ns_per_tick_32) >> 32);
+	time_boot_counter = arch_counter();
 }
 
 uint64_t ns_to_counter(uint64_t ns)
 {
 	return (uint64_t)(((__uint128_t)ns * ticks_per_ns_32) >> 32);
-}
-
-uint64_t nanotime(void)
-{
-	return counter_to_ns(arch_counter() - boot_counter);
 }
 
 void delay_ns(uint64_t ns)
@@ -97,7 +87,7 @@ void timer_set_deadline(uint64_t deadline_ns)
 	if (!c->timer_period_ns) {
 		uint64_t at = 0;
 		if (deadline_ns) {
-			at = boot_counter + ns_to_counter(deadline_ns);
+			at = time_boot_counter + ns_to_counter(deadline_ns);
 			if (at == 0)
 				at = 1;	/* 0 means "disarm" to the board */
 		}

@@ -3,6 +3,8 @@
 
 #include <stdint.h>
 
+#include "kernel/cpu.h"
+
 #define NSEC_PER_USEC 1000ull
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC  1000000000ull
@@ -11,9 +13,23 @@
 #define TICK_NS (1 * NSEC_PER_MSEC)
 
 void time_init(uint64_t counter_hz);
-uint64_t nanotime(void);			/* monotonic, since boot */
 uint64_t ns_to_counter(uint64_t ns);
-uint64_t counter_to_ns(uint64_t ticks);
+
+/* Set once by time_init (kernel/time.c). */
+extern uint64_t time_boot_counter;
+extern uint64_t time_ns_per_tick_32;	/* ns per counter tick, << 32 */
+
+static inline uint64_t counter_to_ns(uint64_t ticks)
+{
+	return (uint64_t)(((__uint128_t)ticks * time_ns_per_tick_32) >> 32);
+}
+
+/* Monotonic, since boot. Inline: the scheduler reads it at every switch. */
+static inline uint64_t nanotime(void)
+{
+	return counter_to_ns(arch_counter() - time_boot_counter);
+}
+
 void delay_ns(uint64_t ns);			/* busy wait */
 
 /* Halt this core until an interrupt (interrupts masked by the caller),

@@ -20,6 +20,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "sched/hchan.h"
+#include "sched/schedimpl.h"
 
 /* Go's limits: element type at most 64 KiB, the buffer must fit. */
 #define CHAN_MAX_ELEM	(64u * 1024u)
@@ -136,7 +137,8 @@ size_t chan_cap(chan_t c)
 
 /* ---- wait queues ------------------------------------------------------ */
 
-void waitq_enqueue(struct waitq *q, struct sudog *sg)
+static inline __attribute__((always_inline)) void
+waitq_enqueue_inl(struct waitq *q, struct sudog *sg)
 {
 	sg->next = NULL;
 	sg->prev = q->last;
@@ -153,7 +155,8 @@ void waitq_enqueue(struct waitq *q, struct sudog *sg)
  * wins the G; the others just drop their sudog (the select dequeues the
  * rest itself when it wakes, see waitq_remove). Go's waitq.dequeue.
  */
-struct sudog *waitq_dequeue(struct waitq *q)
+static inline __attribute__((always_inline)) struct sudog *
+waitq_dequeue_inl(struct waitq *q)
 {
 	for (;;) {
 		struct sudog *sg = q->first;
@@ -177,6 +180,16 @@ struct sudog *waitq_dequeue(struct waitq *q)
 		}
 		return sg;
 	}
+}
+
+void waitq_enqueue(struct waitq *q, struct sudog *sg)
+{
+	waitq_enqueue_inl(q, sg);
+}
+
+struct sudog *waitq_dequeue(struct waitq *q)
+{
+	return waitq_dequeue_inl(q);
 }
 
 /* Unlink sg if it is still queued (Go's dequeueSudoG). A sudog that a
@@ -211,26 +224,58 @@ void waitq_remove(struct waitq *q, struct sudog *sg)
 
 /* ---- direct hand-off to a parked peer ---------------------------------- */
 
+/* One element: inline moves for the sizes of a word or two (ints,
+ * pointers: most channels), memcpy for the rest. */
+static inline __attribute__((always_inline)) void
+elemcopy(void *dst, const void *src, uint32_t n)
+{
+	switch (n) {
+	case 0: break;
+	case 1: __builtin_memcpy(dst, src, 1); break;
+	case 2: __builtin_memcpy(dst, src, 2); break;
+	case 4: __builtin_memcpy(dst, src, 4); break;
+	case 8: __builtin_memcpy(dst, src, 8); break;
+	case 16: __builtin_memcpy(dst, src, 16); break;
+	default: memcpy(dst, src, n); break;
+	}
+}
+
+/*
+ * The hand-offs, inline in chansend/chanrecv (the hot path of every
+ * unbuffered channel) and out of line for select, which unlocks its own
+ * way. unlockf NULL: unlock c->lock.
+ */
+static inline __attribute__((always_inline)) void
+send_direct(struct hchan *c, struct sudog *sg, const void *ep,
+	    void (*unlockf)(void *), void *arg)
+{
+	/* The receiver's slot is on its stack (or NULL: value discarded). */
+	if (sg->elem)
+		elemcopy(sg->elem, ep, c->elemsize);
+	sg->elem = NULL;
+	struct g *gp = sg->g;
+	if (unlockf)
+		unlockf(arg);
+	else
+		spin_unlock(&c->lock);
+	sg->success = true;
+	ready(gp);		/* publishes the copy: goready's CAS orders it */
+}
+
 void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 		      void (*unlockf)(void *), void *arg)
 {
-	/* The receiver's slot is on its stack (or NULL: value discarded). */
-	if (sg->elem && c->elemsize)
-		memcpy(sg->elem, ep, c->elemsize);
-	sg->elem = NULL;
-	struct g *gp = sg->g;
-	unlockf(arg);
-	sg->success = true;
-	goready(gp);		/* publishes the copy: goready's CAS orders it */
+	send_direct(c, sg, ep, unlockf, arg);
 }
 
-void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
-		      void (*unlockf)(void *), void *arg)
+static inline __attribute__((always_inline)) void
+recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+	    void (*unlockf)(void *), void *arg)
 {
 	if (c->dataqsiz == 0) {
 		/* Unbuffered: copy straight from the sender. */
-		if (ep && c->elemsize)
-			memcpy(ep, sg->elem, c->elemsize);
+		if (ep)
+			elemcopy(ep, sg->elem, c->elemsize);
 	} else {
 		/*
 		 * The ring is full (a sender is parked). Take the head and
@@ -238,24 +283,27 @@ void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
 		 * the tail: both FIFO orders hold.
 		 */
 		void *slot = chanbuf(c, c->recvx);
-		if (ep && c->elemsize)
-			memcpy(ep, slot, c->elemsize);
-		if (c->elemsize)
-			memcpy(slot, sg->elem, c->elemsize);
+		if (ep)
+			elemcopy(ep, slot, c->elemsize);
+		elemcopy(slot, sg->elem, c->elemsize);
 		if (++c->recvx == c->dataqsiz)
 			c->recvx = 0;
 		c->sendx = c->recvx;
 	}
 	sg->elem = NULL;
 	struct g *gp = sg->g;
-	unlockf(arg);
+	if (unlockf)
+		unlockf(arg);
+	else
+		spin_unlock(&c->lock);
 	sg->success = true;
-	goready(gp);
+	ready(gp);
 }
 
-static void unlock_chan(void *arg)
+void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+		      void (*unlockf)(void *), void *arg)
 {
-	spin_unlock(&((struct hchan *)arg)->lock);
+	recv_direct(c, sg, ep, unlockf, arg);
 }
 
 /* ---- send ------------------------------------------------------------- */
@@ -274,7 +322,8 @@ static bool chan_full(struct hchan *c)
 	return atomic_load32(&c->qcount) == c->dataqsiz;
 }
 
-static bool chansend(struct hchan *c, const void *ep, bool block)
+static inline __attribute__((always_inline)) bool
+chansend(struct hchan *c, const void *ep, bool block)
 {
 	if (!c) {
 		if (!block)
@@ -294,14 +343,13 @@ static bool chansend(struct hchan *c, const void *ep, bool block)
 		spin_unlock(&c->lock);
 		panic("send on closed channel");
 	}
-	struct sudog *sg = waitq_dequeue(&c->recvq);
+	struct sudog *sg = waitq_dequeue_inl(&c->recvq);
 	if (sg) {
-		chan_send_direct(c, sg, ep, unlock_chan, c);
+		send_direct(c, sg, ep, NULL, NULL);
 		return true;
 	}
 	if (c->qcount < c->dataqsiz) {
-		if (c->elemsize)
-			memcpy(chanbuf(c, c->sendx), ep, c->elemsize);
+		elemcopy(chanbuf(c, c->sendx), ep, c->elemsize);
 		if (++c->sendx == c->dataqsiz)
 			c->sendx = 0;
 		atomic_store32(&c->qcount, c->qcount + 1);	/* chan_len reads it unlocked */
@@ -316,7 +364,7 @@ static bool chansend(struct hchan *c, const void *ep, bool block)
 	struct sudog mysg = {
 		.g = getg(), .elem = (void *)ep, .c = c,
 	};
-	waitq_enqueue(&c->sendq, &mysg);
+	waitq_enqueue_inl(&c->sendq, &mysg);
 	goparkunlock_spin(&c->lock, waitReasonChanSend);
 	/* Woken by a receiver (success) or by chan_close. */
 	if (!mysg.success)
@@ -346,7 +394,8 @@ static bool chan_empty(struct hchan *c)
 
 /* Returns whether it received or saw the close (Go's "selected");
  * *received is false when the channel was closed and drained. */
-static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
+static inline __attribute__((always_inline)) bool
+chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 {
 	*received = false;
 	if (!c) {
@@ -378,17 +427,17 @@ static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 		}
 		/* Closed but values remain: drain them first. */
 	} else {
-		struct sudog *sg = waitq_dequeue(&c->sendq);
+		struct sudog *sg = waitq_dequeue_inl(&c->sendq);
 		if (sg) {
-			chan_recv_direct(c, sg, ep, unlock_chan, c);
+			recv_direct(c, sg, ep, NULL, NULL);
 			*received = true;
 			return true;
 		}
 	}
 	if (c->qcount > 0) {
 		void *slot = chanbuf(c, c->recvx);
-		if (ep && c->elemsize)
-			memcpy(ep, slot, c->elemsize);
+		if (ep)
+			elemcopy(ep, slot, c->elemsize);
 		if (c->elemsize)
 			memset(slot, 0, c->elemsize);
 		if (++c->recvx == c->dataqsiz)
@@ -404,7 +453,7 @@ static bool chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 	}
 
 	struct sudog mysg = { .g = getg(), .elem = ep, .c = c };
-	waitq_enqueue(&c->recvq, &mysg);
+	waitq_enqueue_inl(&c->recvq, &mysg);
 	goparkunlock_spin(&c->lock, waitReasonChanReceive);
 	/* chan_close cleared our slot and left success false. */
 	*received = mysg.success;

@@ -31,24 +31,11 @@ bool schedfp_on;
 _Static_assert(sizeof ((struct p *)0)->fpevents / sizeof(uint64_t) == SCHEDFP_NEVENTS,
 	       "struct p's fpevents: one counter per enum schedfp_event");
 
-#define FNV64_OFFSET 0xcbf29ce484222325ull
-#define FNV64_PRIME  0x00000100000001b3ull
-
-/* splitmix64's finaliser: every input bit reaches every output bit, so
- * that nearby goids do not cancel in the FNV step. */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
+#define FNV64_OFFSET 0xcbf29ce484222325ull	/* the hashes' start (FNV-1a's basis) */
 
 static uint64_t fold(uint64_t h, uint64_t x)
 {
-	return (h ^ mix64(x)) * FNV64_PRIME;
+	return schedfp_fold(h, x);
 }
 
 void schedfp_init(void)
@@ -58,13 +45,6 @@ void schedfp_init(void)
 		allp[i]->fphash = FNV64_OFFSET;
 }
 
-/* On pp's own M (execute, stealwork, gopreempt_m). store-release: the
- * printing core may read it while pp runs on. */
-void schedfp_record(struct p *pp, uint64_t goid, enum schedfp_event ev)
-{
-	atomic_store64(&pp->fphash, fold(pp->fphash, goid << 2 | ev));
-	atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
-}
 
 void sched_fingerprint_print(void)
 {
@@ -74,7 +54,7 @@ void sched_fingerprint_print(void)
 	for (uint32_t i = 0; i < sched.nprocs; i++) {
 		struct p *pp = allp[i];
 		h = fold(h, i);
-		/* load-acquire, pairs with schedfp_record's store-release */
+		/* load-acquire, pairs with schedfp's store-release (schedimpl.h) */
 		h = fold(h, atomic_load64(&pp->fphash));
 		for (int e = 0; e < SCHEDFP_NEVENTS; e++)
 			n[e] += atomic_load64(&pp->fpevents[e]);

@@ -7,6 +7,7 @@
  */
 #include "kernel/atomic.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "sched/sched.h"
 
 /* The scheduler's global state. Defined here, with the queue it guards,
@@ -27,7 +28,10 @@ static inline void publish_size(void)
 static inline void assert_sched_locked(void)
 {
 #ifndef NDEBUG
-	if (!spin_held(&sched.lock))
+	/* The holder field alone (spin_held also reads the tickets): it
+	 * names this core only between its spin_lock and spin_unlock. */
+	if (__builtin_expect(__atomic_load_n(&sched.lock.holder, __ATOMIC_RELAXED) !=
+			     (int32_t)cpu_id(), 0))
 		panic("global run queue used without sched.lock");
 #endif
 }
@@ -86,9 +90,25 @@ struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
 	if (n < 1)
 		n = 1;
 
-	struct g *gp = gqueue_pop(&sched.runq);
-	for (n--; n > 0; n--)
-		gqueue_pushback(q, gqueue_pop(&sched.runq));
+	/* Detach the first n Gs as one chain (a walk, not n pops and
+	 * pushes: this runs every other gosched at 1 P). */
+	struct g *gp = sched.runq.head;
+	struct g *last = gp;
+	for (int32_t i = 1; i < n; i++)
+		last = last->schedlink;
+	sched.runq.head = last->schedlink;
+	if (sched.runq.head == NULL)
+		sched.runq.tail = NULL;
+	sched.runq.size -= n;
+	last->schedlink = NULL;
+	if (n > 1) {
+		struct gqueue chain = { gp->schedlink, last, n - 1 };
+		if (q->tail == NULL)
+			*q = chain;
+		else
+			gqueue_pushbackall(q, &chain);
+	}
+	gp->schedlink = NULL;
 	publish_size();
 	return gp;
 }

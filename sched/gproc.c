@@ -54,7 +54,6 @@ static size_t stack_npages(size_t bytes)
  * allocator as soon as all its pieces are free, so the pool caches
  * nothing (dead Gs cache their stacks already).
  */
-#define STACK_CANARY	0x9e3779b97f4a7c15ull	/* lowest word of a live small stack */
 #define STACK_POOL_FREE	0x5ca1ab1efee1deadull	/* lowest word of a free piece */
 #define STACK_NPOOL	2			/* classes: G_STACK_MIN << i */
 
@@ -244,10 +243,6 @@ void stackcheck_sp(struct g *gp, uintptr_t sp)
 		stack_overflow(gp, sp, "its lowest word was overwritten");
 }
 
-void stackcheck(struct g *gp)
-{
-	stackcheck_sp(gp, gp->sched.sp);
-}
 
 /* allgadd: every G record ever made, for checkdead and the fault handler.
  * Records are never freed, so readers without the lock can walk the list
@@ -370,7 +365,8 @@ static void gstart(void)
  * newproc1: a runnable G that will run fn(arg) on a fresh stack of at
  * least stack_bytes. The caller queues it.
  */
-struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
+static inline __attribute__((always_inline)) struct g *
+newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 {
 	if (stack_bytes <= 0)
 		panic("go_stack: stack size %ld is not positive", stack_bytes);
@@ -401,6 +397,11 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 	return newg;
 }
 
+struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
+{
+	return newproc1_inl(fn, arg, stack_bytes);
+}
+
 /*
  * go_stack / go (Go's newproc): the new G goes to this P's runnext, so it
  * runs soon and on this core's cache (the creator's G will usually block
@@ -412,9 +413,12 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
 	/* Preemption off: newproc1's free list and runqput are "this P's",
 	 * used as its owner; a G preempted halfway would resume elsewhere. */
 	preempt_disable();
-	struct g *newg = newproc1(fn, arg, stack_bytes);
+	struct g *newg = newproc1_inl(fn, arg, stack_bytes);
 	uint64_t id = newg->goid;	/* newg may run and exit at once */
-	runqput(getm()->p, newg, true);
+	struct p *pp = getm()->p;
+	struct g *old = runnext_swap(pp, newg);	/* runqput(pp, newg, true) */
+	if (old && !runqput_ring(pp, old))
+		runqput(pp, old, false);
 	if (atomic_load32(&mainstarted))
 		wakep();
 	preempt_enable();

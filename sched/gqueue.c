@@ -1,27 +1,8 @@
 /*
- * gQueue and gList operations (see sched/gqueue.h).
+ * gQueue and gList operations (see sched/gqueue.h); the short ones are
+ * inline, at the end of sched/runtime2.h.
  */
 #include "sched/runtime2.h"
-
-void gqueue_push(struct gqueue *q, struct g *gp)
-{
-	gp->schedlink = q->head;
-	q->head = gp;
-	if (q->tail == NULL)
-		q->tail = gp;
-	q->size++;
-}
-
-void gqueue_pushback(struct gqueue *q, struct g *gp)
-{
-	gp->schedlink = NULL;
-	if (q->tail != NULL)
-		q->tail->schedlink = gp;
-	else
-		q->head = gp;
-	q->tail = gp;
-	q->size++;
-}
 
 void gqueue_pushbackall(struct gqueue *q, struct gqueue *q2)
 {
@@ -38,35 +19,3 @@ void gqueue_pushbackall(struct gqueue *q, struct gqueue *q2)
 	q2->size = 0;
 }
 
-struct g *gqueue_pop(struct gqueue *q)
-{
-	struct g *gp = q->head;
-	if (gp != NULL) {
-		q->head = gp->schedlink;
-		if (q->head == NULL)
-			q->tail = NULL;
-		q->size--;
-		gp->schedlink = NULL;
-	}
-	return gp;
-}
-
-void glist_push(struct glist *l, struct g *gp)
-{
-	gp->schedlink = l->head;
-	/* Atomic store (a plain mov): gfget peeks at sched.gfree.head
-	 * without the lock. */
-	__atomic_store_n(&l->head, gp, __ATOMIC_RELAXED);
-	l->size++;
-}
-
-struct g *glist_pop(struct glist *l)
-{
-	struct g *gp = l->head;
-	if (gp != NULL) {
-		__atomic_store_n(&l->head, gp->schedlink, __ATOMIC_RELAXED);
-		l->size--;
-		gp->schedlink = NULL;
-	}
-	return gp;
-}

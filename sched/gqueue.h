@@ -32,12 +32,11 @@ struct glist {
 static inline bool gqueue_empty(const struct gqueue *q) { return q->head == NULL; }
 static inline bool glist_empty(const struct glist *l) { return l->head == NULL; }
 
-void gqueue_push(struct gqueue *q, struct g *gp);	/* at the head */
-void gqueue_pushback(struct gqueue *q, struct g *gp);	/* at the tail */
+/* Inline at the end of sched/runtime2.h (they need struct g):
+ *   gqueue_push(q, gp)      at the head
+ *   gqueue_pushback(q, gp)  at the tail
+ *   gqueue_pop(q)           from the head, or NULL
+ *   glist_push(l, gp), glist_pop(l) */
 void gqueue_pushbackall(struct gqueue *q, struct gqueue *q2); /* empties q2 */
-struct g *gqueue_pop(struct gqueue *q);			/* from the head */
-
-void glist_push(struct glist *l, struct g *gp);
-struct g *glist_pop(struct glist *l);
 
 #endif

@@ -26,7 +26,7 @@
 
 /* Gs readied by interrupts, a Treiber stack through g->schedlink
  * (pushed from any core's interrupt handler, drained by netpoll). */
-static volatile uintptr_t readylist;
+volatile uintptr_t netpoll_readylist;	/* netpoll_pending peeks (netpoll.h) */
 /* nanotime when the ready list last went from empty to not: the age of
  * its oldest G, for netpoll_overdue. (Go's sysmon measures the time since
  * the last poll, sched.lastpoll, and injects into the global queue; here
@@ -54,20 +54,15 @@ static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
 static void readylist_push(struct g *gp)
 {
 	for (;;) {
-		uintptr_t old = atomic_loaduintptr(&readylist);
+		uintptr_t old = atomic_loaduintptr(&netpoll_readylist);
 		if (old == 0)		/* the first: its age is the list's */
 			atomic_store64(&readysince, nanotime());
 		gp->schedlink = (struct g *)old;
 		/* CAS (full barrier): schedlink, and everything the handler
 		 * wrote before netpollready (the data), come first. */
-		if (atomic_casuintptr(&readylist, old, (uintptr_t)gp))
+		if (atomic_casuintptr(&netpoll_readylist, old, (uintptr_t)gp))
 			return;
 	}
-}
-
-bool netpoll_pending(void)
-{
-	return atomic_loaduintptr(&readylist) != 0;
 }
 
 uint32_t netpoll(struct gqueue *q)
@@ -75,7 +70,7 @@ uint32_t netpoll(struct gqueue *q)
 	if (!netpoll_pending())
 		return 0;
 	/* xchg (full barrier): pairs with the pushers' CAS. */
-	struct g *gp = (struct g *)atomic_xchguintptr(&readylist, 0);
+	struct g *gp = (struct g *)atomic_xchguintptr(&netpoll_readylist, 0);
 	struct g *rev = NULL;
 	uint32_t n = 0;
 	while (gp) {			/* LIFO -> the order they were readied */

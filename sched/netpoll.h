@@ -62,8 +62,13 @@ void netpollready(struct pollDesc *pd, int mode);	/* interrupt-safe */
 struct p;
 struct gqueue;
 struct trapframe;
-/* Gs readied by devices and not yet runnable (lock-free peek). */
-bool netpoll_pending(void);
+/* Gs readied by devices and not yet runnable (lock-free peek). Inline:
+ * findrunnable asks at every switch. */
+extern volatile uintptr_t netpoll_readylist;	/* netpoll.c */
+static inline bool netpoll_pending(void)
+{
+	return __atomic_load_n(&netpoll_readylist, __ATOMIC_ACQUIRE) != 0;
+}
 /* Go's netpoll(0): take every readied G (still _Gwaiting) into *q. */
 uint32_t netpoll(struct gqueue *q);
 /* Go's injectglist: make q's Gs runnable on pp (the first in runnext if

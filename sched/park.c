@@ -61,17 +61,13 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
  */
 void goready(struct g *gp)
 {
-	uint32_t st = readgstatus(gp);
-	if (st != _Gwaiting)
-		panic("goready: goroutine %llu is %s, not waiting",
-		      (unsigned long long)gp->goid, gstatus_string(st));
-	/* Preemption off: runqput works on "this P" as its owner. */
-	preempt_disable();
-	casgstatus(gp, _Gwaiting, _Grunnable);
-	traceGoUnpark(gp);
-	runqput(getm()->p, gp, true);
-	wakep();
-	preempt_enable();
+	ready(gp);
+}
+
+void goready_bad(struct g *gp, uint32_t st)
+{
+	panic("goready: goroutine %llu is %s, not waiting",
+	      (unsigned long long)gp->goid, gstatus_string(st));
 }
 
 /*
@@ -88,7 +84,8 @@ void goready(struct g *gp)
  * ever reaching findrunnable's netpoll step. (The preemption's trace
  * event is emitted by its callers, which know whether it was async.)
  */
-void goschedImpl(struct g *gp, bool preempted)
+static inline __attribute__((always_inline, noreturn)) void
+gosched_common(struct g *gp, bool preempted)
 {
 	if (preempted)
 		schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
@@ -108,9 +105,14 @@ void goschedImpl(struct g *gp, bool preempted)
 	schedule();
 }
 
+void goschedImpl(struct g *gp, bool preempted)
+{
+	gosched_common(gp, preempted);
+}
+
 static void gosched_m(struct g *gp)
 {
-	goschedImpl(gp, false);
+	gosched_common(gp, false);
 }
 
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own

@@ -49,18 +49,23 @@
 #define PREEMPT_RETRY_NS	(1 * NSEC_PER_MSEC)
 
 static volatile uint64_t slice_override_ns;
+volatile uint64_t slice_cur_ns = SLICE_DEFAULT_NS;
+
+static uint64_t slice_default(void)
+{
+	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
+}
 
 uint64_t sched_slice_ns(void)
 {
-	uint64_t s = atomic_load64(&slice_override_ns);
-	if (s)
-		return s;
-	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
+	return slice_ns();
 }
 
 uint64_t sched_set_slice(uint64_t ns)
 {
-	return atomic_xchg64(&slice_override_ns, ns);
+	uint64_t old = atomic_xchg64(&slice_override_ns, ns);
+	atomic_store64(&slice_cur_ns, ns ? ns : slice_default());
+	return old;
 }
 
 /* Go's gopreempt_m: the preempted G goes to the global queue, behind
@@ -105,28 +110,6 @@ static void preempt_async(struct trapframe *tf, struct cpu *c, struct m *mp,
 	gp->sched.g = gp;
 	pp->npreempt++;
 	arch_irq_leave_to(mp->g0->sched.sp, mp->g0, gopreempt_async, gp);
-}
-
-/* This core's next tick while it runs a G on pp: the end of the slice or
- * pp's next timer, whichever comes first. */
-static uint64_t tick_deadline(struct p *pp, uint64_t slice)
-{
-	uint64_t next = pp->schedwhen + slice;
-	uint64_t w = timers_when0(pp);
-	if (w && w < next)
-		next = w;
-	return next;
-}
-
-/* execute: make sure this core's timer fires by the end of the new
- * slice (after tickless idle it may be armed for much later, or not). */
-void tick_arm_for_slice(struct p *pp)
-{
-	struct cpu *c = this_cpu();
-	uint64_t next = tick_deadline(pp, sched_slice_ns());
-	uint64_t d = c->timer_deadline_ns;
-	if (d == 0 || d > next)
-		timer_set_deadline(next);
 }
 
 /* sched_tick_hook: every core's timer interrupt (kernel/time.c). */
@@ -223,6 +206,7 @@ static void ipi_wake(void)
 
 void preempt_init(void)
 {
+	atomic_store64(&slice_cur_ns, slice_default());
 	preempt_safepoint_hook = preempt_safepoint;
 	/* Store-release: other cores' interrupts read them meanwhile. */
 	__atomic_store_n(&ipi_wake_hook, ipi_wake, __ATOMIC_RELEASE);

@@ -57,27 +57,21 @@ static inline void set_slot(struct g **ring, uint32_t i, struct g *gp)
 void runqput(struct p *pp, struct g *gp, bool next)
 {
 	if (next) {
-		uintptr_t oldnext;
-		/* CAS, not a store: a thief may be taking runnext right now. */
-		do {
-			oldnext = atomic_loaduintptr(&pp->runnext);
-		} while (!atomic_casuintptr(&pp->runnext, oldnext, (uintptr_t)gp));
-		if (oldnext == 0)
-			return;
 		/* Kick the old runnext out to the regular run queue. */
-		gp = (struct g *)oldnext;
+		gp = runnext_swap(pp, gp);
+		if (!gp)
+			return;
 	}
 
 	for (;;) {
-		/* load-acquire, synchronize with consumers */
+		if (runqput_ring(pp, gp))
+			return;
+		/* Full: h and t as runqput_ring read them (only thieves move
+		 * h, and only forward; runqputslow's CAS checks it). */
 		uint32_t h = atomic_load32(&pp->runqhead);
 		uint32_t t = pp->runqtail;
-		if (t - h < RUNQ_SIZE) {
-			set_slot(pp->runq, t, gp);
-			/* store-release, makes the slot available to consumers */
-			atomic_store32(&pp->runqtail, t + 1);
-			return;
-		}
+		if (t - h < RUNQ_SIZE)
+			continue;	/* a thief took some meanwhile */
 		if (runqputslow(pp, gp, h, t))
 			return;
 		/* The queue is not full any more: a thief took some; retry. */
@@ -127,10 +121,20 @@ void runqputbatch(struct p *pp, struct gqueue *q)
 	/* load-acquire, synchronize with consumers */
 	uint32_t h = atomic_load32(&pp->runqhead);
 	uint32_t t = pp->runqtail;
-	while (!gqueue_empty(q) && t - h < RUNQ_SIZE) {
-		set_slot(pp->runq, t, gqueue_pop(q));
+	struct g *gp = q->head;
+	int32_t n = 0;
+	while (gp && t - h < RUNQ_SIZE) {
+		struct g *next = gp->schedlink;
+		gp->schedlink = NULL;
+		set_slot(pp->runq, t, gp);
 		t++;
+		n++;
+		gp = next;
 	}
+	q->head = gp;
+	q->size -= n;
+	if (!gp)
+		q->tail = NULL;
 	/* store-release, makes the items available to consumers */
 	atomic_store32(&pp->runqtail, t);
 

@@ -196,6 +196,61 @@ struct schedt {
 
 extern struct schedt sched;
 
+/* gQueue and gList (sched/gqueue.h), inline: every switch goes through
+ * them. Here because they need struct g. */
+static inline void gqueue_push(struct gqueue *q, struct g *gp)
+{
+	gp->schedlink = q->head;
+	q->head = gp;
+	if (q->tail == NULL)
+		q->tail = gp;
+	q->size++;
+}
+
+static inline void gqueue_pushback(struct gqueue *q, struct g *gp)
+{
+	gp->schedlink = NULL;
+	if (q->tail != NULL)
+		q->tail->schedlink = gp;
+	else
+		q->head = gp;
+	q->tail = gp;
+	q->size++;
+}
+
+static inline struct g *gqueue_pop(struct gqueue *q)
+{
+	struct g *gp = q->head;
+	if (gp != NULL) {
+		q->head = gp->schedlink;
+		if (q->head == NULL)
+			q->tail = NULL;
+		q->size--;
+		gp->schedlink = NULL;
+	}
+	return gp;
+}
+
+static inline void glist_push(struct glist *l, struct g *gp)
+{
+	gp->schedlink = l->head;
+	/* Atomic store (a plain mov): gfget peeks at sched.gfree.head
+	 * without the lock. */
+	__atomic_store_n(&l->head, gp, __ATOMIC_RELAXED);
+	l->size++;
+}
+
+static inline struct g *glist_pop(struct glist *l)
+{
+	struct g *gp = l->head;
+	if (gp != NULL) {
+		__atomic_store_n(&l->head, gp->schedlink, __ATOMIC_RELAXED);
+		l->size--;
+		gp->schedlink = NULL;
+	}
+	return gp;
+}
+
 #ifndef GMK_HOSTED
 /* switch.S reaches g->m->g0 by these offsets (kernel/gobuf.h). */
 _Static_assert(offsetof(struct g, sched) == 0, "gobuf first in struct g");

@@ -14,6 +14,32 @@
 
 /* ---- local run queue (sched/runq.c); owner = the M holding pp ---- */
 void runqput(struct p *pp, struct g *gp, bool next);		/* owner */
+/* gp at the tail of pp's ring if there is room (runqput's common case,
+ * inline for goready and go); false if the ring is full. Owner only. */
+static inline bool runqput_ring(struct p *pp, struct g *gp)
+{
+	/* load-acquire, synchronize with consumers */
+	uint32_t h = atomic_load32(&pp->runqhead);
+	uint32_t t = pp->runqtail;
+	if (t - h >= RUNQ_SIZE)
+		return false;
+	/* A relaxed atomic (see runq.c's SLOT_STORE): thieves read it. */
+	__atomic_store_n(&pp->runq[t % RUNQ_SIZE], gp, __ATOMIC_RELAXED);
+	/* store-release, makes the slot available to consumers */
+	atomic_store32(&pp->runqtail, t + 1);
+	return true;
+}
+/* gp into runnext; returns the G it displaced (NULL if none), which the
+ * caller puts on the ring (runqput(pp, old, false)). Owner only. A CAS,
+ * not a store: a thief may be taking runnext right now. Inline: every
+ * goready and go starts here. */
+static inline struct g *runnext_swap(struct p *pp, struct g *gp)
+{
+	uintptr_t oldnext = atomic_loaduintptr(&pp->runnext);
+	while (!atomic_casuintptr(&pp->runnext, oldnext, (uintptr_t)gp))
+		oldnext = atomic_loaduintptr(&pp->runnext);
+	return (struct g *)oldnext;
+}
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
 void runqputbatch(struct p *pp, struct gqueue *q);		/* owner */
 struct g *runqget(struct p *pp, bool *inherit_time);		/* owner */
@@ -69,7 +95,9 @@ __attribute__((noreturn)) void goexit(void);	/* end the running G */
 void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	    enum waitreason reason);
 void goready(struct g *gp);			/* _Gwaiting -> runnext here */
-struct g *getg(void);
+/* The running G: one load from a per-core register (arch_getg). Inline:
+ * the scheduler asks for it several times per switch. */
+static inline struct g *getg(void) { return (struct g *)arch_getg(); }
 uint64_t goid(void);				/* of the running G */
 
 /* ---- for tests and programs ---- */

@@ -7,7 +7,9 @@
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
+#include "kernel/preempt.h"
 #include "sched/sched.h"
+#include "sched/tracebuf.h"
 
 extern struct p *allp[MAX_CPUS];
 extern struct m allm[MAX_CPUS];
@@ -20,17 +22,60 @@ static inline struct m *getm(void) { return getg()->m; }
 /* proc.c */
 __attribute__((noreturn)) void schedule(void);
 __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
-void wakep(void);
-void dropg(void);
+void wakep_idle(void);		/* wakep's slow path: a P is idle */
+/*
+ * wakep: start a spinning M if a P is idle; after putting a G on a run
+ * queue (sched/proc.c). Inline: every goready, go and gosched calls it.
+ */
+static inline void wakep(void)
+{
+	/*
+	 * StoreLoad: the caller's submission (a run queue's tail or the
+	 * global queue's size, store-release) must be visible before we
+	 * read nmspinning, or a spinner in its delicate dance and we could
+	 * both miss (x86 lets this load pass that store). Go gets this from
+	 * atomic.Store being XCHG on amd64.
+	 */
+	smp_mb();
+	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
+	 * it in the callers). Two plain loads, where the CAS and sched.lock
+	 * below cost every goready, go and gosched at full load. A P that
+	 * goes idle just after this load misses the G, which is on our own
+	 * queue and runs here: later, never lost. */
+	if (atomic_load32(&sched.npidle) == 0)
+		return;
+	wakep_idle();
+}
 /* park.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
 __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
 void goyield(void);
-/* Fatal error if a small-stack G overflowed its stack (sched/gproc.c). */
-void stackcheck(struct g *gp);
-/* The same for a G running with its stack pointer at sp (the tick). */
+/* The check for a G running with its stack pointer at sp (the tick). */
 void stackcheck_sp(struct g *gp, uintptr_t sp);
+/* The lowest word of a live small stack (sched/gproc.c). */
+#define STACK_CANARY	0x9e3779b97f4a7c15ull
+/* Fatal error if a small-stack G overflowed its stack (sched/gproc.c):
+ * at every switch, so the common case is inline, and anything odd goes
+ * to stackcheck_sp, which decides. */
+static inline void stackcheck(struct g *gp)
+{
+	uintptr_t sp = gp->sched.sp;
+	if (__builtin_expect(sp < gp->stack_lo || sp > gp->stack_hi ||
+			     (gp->stack_npages == 0 &&
+			      *(volatile uint64_t *)gp->stack_lo != STACK_CANARY), 0))
+		stackcheck_sp(gp, sp);
+}
+/* dropg: the running G leaves its M (on g0, before it is requeued). */
+static inline void dropg(void)
+{
+	struct m *mp = getm();
+	struct g *gp = mp->curg;
+	stackcheck(gp);
+	gp->m = NULL;
+	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
+}
 uint32_t cheaprand(void);
+
 /* An idle P's earliest timer became `when`: wake the idle M that keeps
  * time if it would sleep past it. Caller holds sched.lock. */
 void timers_notify_idle_locked(uint64_t when);
@@ -40,7 +85,13 @@ void timers_notify_keeper(uint64_t when);
 
 /* status changes: a CAS, so that a double goready or a stale status is
  * caught at once instead of corrupting a run queue. */
-void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval);
+__attribute__((noreturn, cold)) void casgstatus_bad(struct g *gp, uint32_t oldval,
+						    uint32_t newval);
+static inline void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
+{
+	if (__builtin_expect(!atomic_cas32(&gp->atomicstatus, oldval, newval), 0))
+		casgstatus_bad(gp, oldval, newval);
+}
 static inline uint32_t readgstatus(struct g *gp)
 {
 	return atomic_load32(&gp->atomicstatus);
@@ -58,7 +109,32 @@ void checkdead(void);
 /* Time slice when the command line gives none (Go's forcePreemptNS). */
 #define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
 void preempt_init(void);
-void tick_arm_for_slice(struct p *pp);	/* execute, on g0 */
+/* The slice in force: the command line's (preempt_init) or a test's
+ * override (sched_set_slice), one load for the scheduler. */
+extern volatile uint64_t slice_cur_ns;
+static inline uint64_t slice_ns(void)
+{
+	return atomic_load64(&slice_cur_ns);
+}
+/* This core's tick while it runs a G on pp: by the end of the slice or
+ * pp's next timer, whichever comes first. */
+static inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
+{
+	uint64_t next = pp->schedwhen + slice;
+	uint64_t w = atomic_load64(&pp->timers.when0);
+	if (w && w < next)
+		next = w;
+	return next;
+}
+/* execute, on g0: make sure core c's timer fires by the end of the new
+ * slice (after tickless idle it may be armed for much later, or not). */
+static inline void tick_arm_for_slice(struct cpu *c, struct p *pp)
+{
+	uint64_t next = tick_deadline(pp, slice_ns());
+	uint64_t d = c->timer_deadline_ns;
+	if (d == 0 || d > next)
+		timer_set_deadline(next);
+}
 struct trapframe;
 void sched_preempt_for_netpoll(struct trapframe *tf);	/* netpoll_kick */
 
@@ -68,15 +144,49 @@ enum schedfp_event { SCHEDFP_EXECUTE, SCHEDFP_STEAL, SCHEDFP_PREEMPT,
 		     SCHEDFP_NEVENTS };
 extern bool schedfp_on;
 void schedfp_init(void);
-void schedfp_record(struct p *pp, uint64_t goid, enum schedfp_event ev);
+/* One step of the running hash: xor in, multiply by an odd constant
+ * (every bit reaches the higher ones), fold the high half down (and
+ * back to the lower ones). Order-sensitive, and cheap: `make replay`
+ * and the -icount benchmarks run with the fingerprint on, so this runs
+ * at every execute there (issue 14: the splitmix finaliser it replaces
+ * was ~25 instructions a switch). */
+static inline uint64_t schedfp_fold(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+/* On pp's own M (execute, stealwork, gopreempt_m). store-release: the
+ * printing core may read them while pp runs on. */
 static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event ev)
 {
-	if (__builtin_expect(schedfp_on, 0))
-		schedfp_record(pp, gp->goid, ev);
+	if (__builtin_expect(schedfp_on, 0)) {
+		atomic_store64(&pp->fphash, schedfp_fold(pp->fphash, gp->goid << 2 | ev));
+		atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
+	}
 }
 
 /* trace.c */
 void schedtrace_maybe(void);
 const char *gstatus_string(uint32_t s);
+
+/* goready's body (park.c), inline for the channels and semaphores: the
+ * other half of every hand-off. Go's ready(). */
+__attribute__((noreturn, cold)) void goready_bad(struct g *gp, uint32_t st);
+static inline void ready(struct g *gp)
+{
+	uint32_t st = readgstatus(gp);
+	if (__builtin_expect(st != _Gwaiting, 0))
+		goready_bad(gp, st);
+	/* Preemption off: runqput works on "this P" as its owner. */
+	preempt_disable();
+	casgstatus(gp, _Gwaiting, _Grunnable);
+	traceGoUnpark(gp);
+	struct p *pp = getm()->p;
+	struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
+	if (old)
+		runqput(pp, old, false);
+	wakep();
+	preempt_enable();
+}
 
 #endif

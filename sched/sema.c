@@ -151,7 +151,7 @@ void semrelease1(volatile uint32_t *addr, bool handoff)
 	bool handed = handoff && cansemacquire(addr);
 	if (handed)
 		s->ticket = 1;
-	goready(s->g);
+	ready(s->g);
 	/*
 	 * Direct handoff: the waiter now owns the count and sits in our
 	 * runnext. Yield to the local run queue (goyield) so that it runs at
@@ -215,7 +215,7 @@ void notifylist_notify_all(struct notifylist *l)
 	while (s) {
 		struct sudog *next = s->next;	/* read before the G may run */
 		s->next = NULL;
-		goready(s->g);
+		ready(s->g);
 		s = next;
 	}
 }
@@ -247,7 +247,7 @@ void notifylist_notify_one(struct notifylist *l)
 			l->tail = p;
 		spin_unlock(&l->lock);
 		s->next = NULL;
-		goready(s->g);
+		ready(s->g);
 		return;
 	}
 	spin_unlock(&l->lock);

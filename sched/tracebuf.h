@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "sched/runtime2.h"
+#include "sched/sched.h"
 
 /* Event types; the numbers are part of the dump format (tools/gmktrace). */
 enum traceev {
@@ -68,8 +69,7 @@ static inline void traceGoStart(struct g *gp, bool inherit)
 }
 static inline void traceGoPark(struct g *gp) { TRACE_HOOK(traceEvGoPark, gp->goid, gp->waitreason); }
 /* The readier is the running G (g0, goid 0, when the scheduler readies:
- * timers, a failed park); read only when on, getg being a call. */
-struct g *getg(void);
+ * timers, a failed park). */
 static inline void traceGoUnpark(struct g *gp) { TRACE_HOOK(traceEvGoUnpark, gp->goid, getg()->goid); }
 static inline void traceGoSched(struct g *gp) { TRACE_HOOK(traceEvGoSched, gp->goid, 0); }
 static inline void traceGoPreempt(struct g *gp, bool async) { TRACE_HOOK(traceEvGoPreempt, gp->goid, async); }
