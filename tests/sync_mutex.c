@@ -183,11 +183,45 @@ static void rw_writer(void *p)
 	waitgroup_done(&t->wg);
 }
 
+/* A reader that comes while another holds the read lock (and no writer
+ * waits) gets in at once. */
+static volatile uint32_t rw_probe_in;
+
+static void rw_probe(void *p)
+{
+	struct rwtest *t = p;
+
+	rwmutex_rlock(&t->rw);
+	atomic_store32(&rw_probe_in, 1);
+	rwmutex_runlock(&t->rw);
+	waitgroup_done(&t->wg);
+}
+
+/*
+ * Sharing is checked on its own, deterministically: this G holds the read
+ * lock while a second reader must get in. The stress below checks that
+ * writers exclude everyone; how many readers it finds inside at once is
+ * printed, not asserted: it asserted >= 2 until a hog-loaded arm64 boot
+ * at 2 cores found 1 (a writer was waiting at every reader's switch, so
+ * Go's rule held the next readers back each time, as it must).
+ */
 TEST(sync_rwmutex_readers_share_writers_exclude)
 {
 	static struct rwtest t;
 
 	t = (struct rwtest){ 0 };
+	atomic_store32(&rw_probe_in, 0);
+	rwmutex_rlock(&t.rw);
+	waitgroup_add(&t.wg, 1);
+	go(rw_probe, &t);
+	uint64_t end = nanotime() + 5 * NSEC_PER_SEC;
+	while (!atomic_load32(&rw_probe_in) && nanotime() < end)
+		sleep_ns(100 * NSEC_PER_USEC);
+	uint32_t shared = atomic_load32(&rw_probe_in);
+	rwmutex_runlock(&t.rw);		/* lets an excluded probe finish */
+	waitgroup_wait(&t.wg);
+	ASSERT_EQ(shared, 1);		/* readers share */
+
 	waitgroup_add(&t.wg, RW_READERS + RW_WRITERS);
 	for (int i = 0; i < RW_READERS; i++)
 		go(rw_reader, &t);
@@ -197,6 +231,5 @@ TEST(sync_rwmutex_readers_share_writers_exclude)
 	printf("# most readers inside at once: %u\n", t.max_readers);
 	ASSERT_EQ(t.bad, 0);
 	ASSERT_EQ(t.value, (uint64_t)RW_WRITERS * RW_ITERS);
-	ASSERT_GE(t.max_readers, 2);		/* readers did share */
 	ASSERT_EQ(t.rw.reader_count, 0);
 }
