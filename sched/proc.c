@@ -289,6 +289,11 @@ static struct cpu *p_running_core(struct p *pp, uint64_t *since)
 	struct cpu *c = mp->cpu;
 	uint64_t t = atomic_load64(&c->last_tick_ns);
 	uint64_t r = atomic_load64(&pp->runwhen);
+	/* 0: the core is between two Gs (schedule cleared it, execute has
+	 * not stamped the next one yet; the curg we saw is leaving): it is
+	 * switching, not stuck in a G. */
+	if (r == 0)
+		return NULL;
 	*since = t > r ? t : r;
 	return c;
 }
@@ -898,8 +903,13 @@ execute_at(struct g *gp, bool inherit_time, uint64_t now)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
-	/* store-release: the watchdog (p_running_core) reads curg from
-	 * other cores. */
+	/* runwhen before curg, and curg by store-release: the watchdog
+	 * (p_running_core) loads curg and then runwhen from other cores, and
+	 * must not see the new G with the switch's runwhen of 0 (it then
+	 * dated the G from the core's last tick, which on a core that only
+	 * switches can be seconds old: 3 false reports in 100 hog-loaded
+	 * boots, each with a vCPU descheduled between the two stores). */
+	atomic_store64(&pp->runwhen, now);
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
 	gp->m = mp;
 	casgstatus(gp, _Grunnable, _Grunning);
@@ -909,7 +919,6 @@ execute_at(struct g *gp, bool inherit_time, uint64_t now)
 		pp->schedtick++;
 		pp->schedwhen = now;	/* the tick measures the slice from here */
 	}
-	atomic_store64(&pp->runwhen, now);	/* the watchdog reads it (p_running_core) */
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	/* A G a due timer readied into runnext in this round must run
