@@ -18,30 +18,9 @@ struct schedt sched = {
 	.allglock = SPINLOCK_INIT("sched.allg"),
 };
 
-/* Publish the size for globrunqempty(): store-release, so a core that sees
- * it nonzero and then takes the lock finds the Gs. */
-static inline void publish_size(void)
+void globrunq_unlocked(void)
 {
-	atomic_store32(&sched.runqsize, (uint32_t)sched.runq.size);
-}
-
-static inline void assert_sched_locked(void)
-{
-#ifndef NDEBUG
-	/* The holder field alone (spin_held also reads the tickets): it
-	 * names this core only between its spin_lock and spin_unlock. */
-	if (__builtin_expect(__atomic_load_n(&sched.lock.holder, __ATOMIC_RELAXED) !=
-			     (int32_t)cpu_id(), 0))
-		panic("global run queue used without sched.lock");
-#endif
-}
-
-/* globrunqput puts gp at the tail of the global queue. */
-void globrunqput(struct g *gp)
-{
-	assert_sched_locked();
-	gqueue_pushback(&sched.runq, gp);
-	publish_size();
+	panic("global run queue used without sched.lock");
 }
 
 /* globrunqputhead puts gp at the head: it runs before everything queued. */
@@ -49,7 +28,7 @@ void globrunqputhead(struct g *gp)
 {
 	assert_sched_locked();
 	gqueue_push(&sched.runq, gp);
-	publish_size();
+	globrunq_publish_size();
 }
 
 /* globrunqputbatch appends a whole batch; *batch is empty afterwards. */
@@ -57,7 +36,7 @@ void globrunqputbatch(struct gqueue *batch)
 {
 	assert_sched_locked();
 	gqueue_pushbackall(&sched.runq, batch);
-	publish_size();
+	globrunq_publish_size();
 }
 
 /* globrunqget takes one G from the head, or NULL. */
@@ -65,50 +44,6 @@ struct g *globrunqget(void)
 {
 	assert_sched_locked();
 	struct g *gp = gqueue_pop(&sched.runq);
-	publish_size();
-	return gp;
-}
-
-/*
- * globrunqgetbatch takes min(max, size, size/nprocs + 1) Gs: it returns the
- * first and appends the rest to *q, which the caller puts on its local
- * queue with runqputbatch after dropping the lock. The size/nprocs term
- * leaves the other Ps their share.
- */
-struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
-{
-	assert_sched_locked();
-	int32_t size = sched.runq.size;
-	if (size == 0)
-		return NULL;
-	uint32_t nprocs = sched.nprocs ? sched.nprocs : 1;
-	int32_t n = size / (int32_t)nprocs + 1;
-	if (n > size)
-		n = size;
-	if (n > max)
-		n = max;
-	if (n < 1)
-		n = 1;
-
-	/* Detach the first n Gs as one chain (a walk, not n pops and
-	 * pushes: this runs every other gosched at 1 P). */
-	struct g *gp = sched.runq.head;
-	struct g *last = gp;
-	for (int32_t i = 1; i < n; i++)
-		last = last->schedlink;
-	sched.runq.head = last->schedlink;
-	if (sched.runq.head == NULL)
-		sched.runq.tail = NULL;
-	sched.runq.size -= n;
-	last->schedlink = NULL;
-	if (n > 1) {
-		struct gqueue chain = { gp->schedlink, last, n - 1 };
-		if (q->tail == NULL)
-			*q = chain;
-		else
-			gqueue_pushbackall(q, &chain);
-	}
-	gp->schedlink = NULL;
-	publish_size();
+	globrunq_publish_size();
 	return gp;
 }

@@ -12,7 +12,7 @@
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
-static void park_m(struct g *gp)
+static SCHED_HOT void park_m(struct g *gp)
 {
 	struct m *mp = getm();
 	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
@@ -93,9 +93,9 @@ gosched_common(struct g *gp, bool preempted)
 		traceGoSched(gp);
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
-	spin_lock(&sched.lock);
+	spin_lock_nopreempt(&sched.lock);	/* on g0 */
 	globrunqput(gp);
-	spin_unlock(&sched.lock);
+	spin_unlock_nopreempt(&sched.lock);
 	if (preempted && netpoll_pending()) {
 		struct gqueue q = { 0 };
 		netpoll(&q);
@@ -110,7 +110,7 @@ void goschedImpl(struct g *gp, bool preempted)
 	gosched_common(gp, preempted);
 }
 
-static void gosched_m(struct g *gp)
+static SCHED_HOT void gosched_m(struct g *gp)
 {
 	gosched_common(gp, false);
 }
@@ -118,7 +118,7 @@ static void gosched_m(struct g *gp)
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own
  * queue (Go's goyield, for semrelease's direct hand-off: the waiter in
  * runnext runs at once, and the yielder soon after on the same P). */
-static void goyield_m(struct g *gp)
+static SCHED_HOT void goyield_m(struct g *gp)
 {
 	struct p *pp = getm()->p;
 	casgstatus(gp, _Grunning, _Grunnable);
@@ -137,7 +137,7 @@ void gosched(void)
 	mcall(gosched_m);
 }
 
-static void goexit0(struct g *gp)
+static SCHED_HOT void goexit0(struct g *gp)
 {
 	struct m *mp = getm();
 	traceGoEnd(gp);

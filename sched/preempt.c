@@ -71,7 +71,7 @@ uint64_t sched_set_slice(uint64_t ns)
 /* Go's gopreempt_m: the preempted G goes to the global queue, behind
  * everything else, so that every P's work gets a turn (and Gs that
  * devices readied run next: see goschedImpl, park.c). */
-static __attribute__((noreturn)) void gopreempt_m(struct g *gp)
+static SCHED_HOT __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 {
 	goschedImpl(gp, true);
 }

@@ -660,14 +660,18 @@ static struct g *stealwork(struct p *pp)
 	return NULL;
 }
 
-static struct g *globrunqget_batch_locked(struct p *pp)
+/* Called with sched.lock held (findrunnable, on g0: spin_lock_nopreempt);
+ * drops it, then puts the rest of the batch on pp's local queue. */
+static inline struct g *globrunqget_batch_locked(struct p *pp)
 {
-	struct gqueue q = { 0 };
-	struct g *gp = globrunqgetbatch(GLOBRUNQ_BATCH_MAX, &q);
-	spin_unlock(&sched.lock);
+	struct g *rest;
+	int32_t nrest;
+	struct g *gp = globrunqgetchain(GLOBRUNQ_BATCH_MAX, &rest, &nrest);
+	spin_unlock_nopreempt(&sched.lock);
 	if (gp) {
-		pp->nglobget += 1 + q.size;
-		runqputbatch(pp, &q);
+		pp->nglobget += 1 + nrest;
+		if (nrest)
+			runqputchain(pp, rest, nrest);
 	}
 	return gp;
 }
@@ -682,9 +686,8 @@ static struct g *globrunqget_batch_locked(struct p *pp)
  * dates the timers, the slice check and execute's new slice. Where this
  * round waits (a halt) or searches (stealing), *nowp is read again.
  */
-static struct g *findrunnable(bool *inherit_time, uint64_t *nowp)
+static inline struct g *findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
-	struct m *mp = getm();
 	struct g *gp;
 	uint64_t now = *nowp;
 	goto first;
@@ -729,9 +732,9 @@ first:
 	 */
 	if (!timer_readied && pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 &&
 	    !globrunqempty()) {
-		spin_lock(&sched.lock);
+		spin_lock_nopreempt(&sched.lock);
 		gp = globrunqget();
-		spin_unlock(&sched.lock);
+		spin_unlock_nopreempt(&sched.lock);
 		if (gp) {
 			pp->nglobget++;
 			return gp;
@@ -767,7 +770,7 @@ first:
 
 	/* Global run queue, a batch. */
 	if (!globrunqempty()) {
-		spin_lock(&sched.lock);
+		spin_lock_nopreempt(&sched.lock);
 		gp = globrunqget_batch_locked(pp);
 		if (gp)
 			return gp;
@@ -809,7 +812,7 @@ first:
 		if (atomic_load32(&allp[i]->status) != _Pidle)
 			busy |= 1ull << i;
 
-	spin_lock(&sched.lock);
+	spin_lock_nopreempt(&sched.lock);
 	if (sched.runq.size != 0) {
 		gp = globrunqget_batch_locked(pp);
 		return gp;
@@ -818,7 +821,7 @@ first:
 		/* See "Delicate dance" below: someone wanted a spinner and
 		 * found none idle; be it, instead of going to sleep. */
 		becomespinning(mp);
-		spin_unlock(&sched.lock);
+		spin_unlock_nopreempt(&sched.lock);
 		goto top;
 	}
 	if (mp->p != pp)
@@ -829,7 +832,7 @@ first:
 	bool was_spinning = mp->spinning;
 	mp->spinning = 0;
 	mput(mp);
-	spin_unlock(&sched.lock);
+	spin_unlock_nopreempt(&sched.lock);
 
 	/*
 	 * Delicate dance: a G may have been submitted just before we
@@ -846,7 +849,7 @@ first:
 		 * put there after our check above, by a submitter that saw
 		 * us spinning, would otherwise wait with a P idle. */
 		if (!globrunqempty()) {
-			spin_lock(&sched.lock);
+			spin_lock_nopreempt(&sched.lock);
 			struct p *pp2 = NULL;
 			if (sched.runq.size != 0 && m_on_midle(mp)) {
 				pp2 = pidlegetspinning();
@@ -856,7 +859,7 @@ first:
 			if (pp2) {
 				struct gqueue q = { 0 };
 				gp = globrunqgetbatch(GLOBRUNQ_BATCH_MAX, &q);
-				spin_unlock(&sched.lock);
+				spin_unlock_nopreempt(&sched.lock);
 				acquirep(pp2);
 				becomespinning(mp);
 				pp2->nglobget += 1 + q.size;
@@ -864,13 +867,13 @@ first:
 				*nowp = nanotime();	/* we gave up our P meanwhile */
 				return gp;
 			}
-			spin_unlock(&sched.lock);
+			spin_unlock_nopreempt(&sched.lock);
 		}
 
 		for (uint32_t i = 0; i < sched.nprocs; i++) {
 			if (!(busy & (1ull << i)) || runqempty(allp[i]))
 				continue;
-			spin_lock(&sched.lock);
+			spin_lock_nopreempt(&sched.lock);
 			struct p *pp2 = NULL;
 			/* Still idle? (A startm may already have claimed us,
 			 * with a P: then stopm returns at once.) */
@@ -879,7 +882,7 @@ first:
 				if (pp2)
 					mremove(mp);
 			}
-			spin_unlock(&sched.lock);
+			spin_unlock_nopreempt(&sched.lock);
 			if (pp2) {
 				acquirep(pp2);
 				becomespinning(mp);
@@ -899,9 +902,8 @@ first:
  * the switch's one clock read (schedule), from which a new slice counts.
  */
 static inline __attribute__((noreturn, always_inline)) void
-execute_at(struct g *gp, bool inherit_time, uint64_t now)
+execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 {
-	struct m *mp = getm();
 	struct p *pp = mp->p;
 	/* runwhen before curg, and curg by store-release: the watchdog
 	 * (p_running_core) loads curg and then runwhen from other cores, and
@@ -936,14 +938,15 @@ execute_at(struct g *gp, bool inherit_time, uint64_t now)
 
 void execute(struct g *gp, bool inherit_time)
 {
-	execute_at(gp, inherit_time, nanotime());
+	execute_at(getm(), gp, inherit_time, nanotime());
 }
 
 /* schedule: one round of the scheduler. Runs on g0, never returns. */
 void schedule(void)
 {
-	struct m *mp = getm();
-	if (getg() != mp->g0)
+	struct g *g0 = getg();
+	struct m *mp = g0->m;
+	if (g0 != mp->g0)
 		panic("schedule: not on g0");
 	if (mp->curg)
 		panic("schedule: M%u still has curg", mp->id);
@@ -966,16 +969,12 @@ void schedule(void)
 		atomic_store64(&pp->runwhen, 0);
 	}
 	bool inherit;
-	struct g *gp = findrunnable(&inherit, &now);
+	struct g *gp = findrunnable(mp, &inherit, &now);
 	/* This M found work: if it was spinning, it stops, and starts the
 	 * next spinner if it was the last. */
 	if (mp->spinning)
 		resetspinning();
-	/* A fresh read for the new slice's start: with schedule's `now`
-	 * (earlier by this round's work) preempt_spinlock_holder_is_switched_
-	 * at_the_safe_point failed 2 boots in 10 on arm64 at 1 P; not
-	 * understood yet, so the slice is dated here as before. */
-	execute_at(gp, inherit, nanotime());
+	execute_at(mp, gp, inherit, now);
 }
 
 

@@ -110,11 +110,9 @@ bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t)
 	return true;
 }
 
-/*
- * runqputbatch puts the Gs of q on the local queue; what does not fit goes
- * to the global queue. q is empty afterwards. Owner only.
- */
-void runqputbatch(struct p *pp, struct gqueue *q)
+/* runqputbatch's rest (sched.h): q does not fit in the ring; what does
+ * not goes to the global queue. */
+void runqputbatch_slow(struct p *pp, struct gqueue *q)
 {
 	if (gqueue_empty(q))
 		return;
@@ -142,43 +140,6 @@ void runqputbatch(struct p *pp, struct gqueue *q)
 		spin_lock(&sched.lock);
 		globrunqputbatch(q);
 		spin_unlock(&sched.lock);
-	}
-}
-
-/*
- * runqget takes a G from pp's local queue: runnext first, then the head.
- * *inherit_time (if not NULL) says whether the G should inherit the rest of
- * the current time slice (runnext) or start a new one. Owner only.
- */
-struct g *runqget(struct p *pp, bool *inherit_time)
-{
-	/* A plain read in Go; a load-acquire here so that the C memory model
-	 * (and TSAN) agree it races only with other atomics. */
-	uintptr_t next = atomic_loaduintptr(&pp->runnext);
-	/* If runnext is nonzero and the CAS fails, a thief took it; runnext
-	 * can only become nonzero again through the owner, which is us. */
-	if (next != 0 && atomic_casuintptr(&pp->runnext, next, 0)) {
-		if (inherit_time)
-			*inherit_time = true;
-		return (struct g *)next;
-	}
-
-	for (;;) {
-		/* load-acquire, synchronize with other consumers */
-		uint32_t h = atomic_load32(&pp->runqhead);
-		uint32_t t = pp->runqtail;
-		if (t == h) {
-			if (inherit_time)
-				*inherit_time = false;
-			return NULL;
-		}
-		struct g *gp = slot(pp->runq, h);
-		/* cas-release, commits consume */
-		if (atomic_casrel32(&pp->runqhead, h, h + 1)) {
-			if (inherit_time)
-				*inherit_time = false;
-			return gp;
-		}
 	}
 }
 

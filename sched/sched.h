@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/atomic.h"
+#include "kernel/percpu.h"
 #include "sched/runtime2.h"
 
 /* ---- local run queue (sched/runq.c); owner = the M holding pp ---- */
@@ -41,24 +42,194 @@ static inline struct g *runnext_swap(struct p *pp, struct g *gp)
 	return (struct g *)oldnext;
 }
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
-void runqputbatch(struct p *pp, struct gqueue *q);		/* owner */
-struct g *runqget(struct p *pp, bool *inherit_time);		/* owner */
+void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
+/*
+ * runqputbatch puts the Gs of q on pp's local queue; what does not fit goes
+ * to the global queue. q is empty afterwards. Owner only. Inline for the
+ * common case, a batch that fits (findrunnable's global batch, every
+ * other gosched at 1 P); runqputbatch_slow spills the rest.
+ */
+static inline void runqputbatch(struct p *pp, struct gqueue *q)
+{
+	/* load-acquire, synchronize with consumers */
+	uint32_t h = atomic_load32(&pp->runqhead);
+	uint32_t t = pp->runqtail;
+	if (__builtin_expect((uint32_t)q->size > RUNQ_SIZE - (t - h), 0)) {
+		runqputbatch_slow(pp, q);
+		return;
+	}
+	for (struct g *gp = q->head; gp != NULL;) {
+		struct g *next = gp->schedlink;
+		gp->schedlink = NULL;
+		/* A relaxed atomic (see runq.c's SLOT_STORE): thieves read it. */
+		__atomic_store_n(&pp->runq[t % RUNQ_SIZE], gp, __ATOMIC_RELAXED);
+		t++;
+		gp = next;
+	}
+	*q = (struct gqueue){ 0 };
+	/* store-release, makes the items available to consumers */
+	atomic_store32(&pp->runqtail, t);
+}
+/* runqputchain: runqputbatch for a chain of n Gs (globrunqgetchain's rest). */
+static inline void runqputchain(struct p *pp, struct g *head, int32_t n)
+{
+	uint32_t h = atomic_load32(&pp->runqhead);
+	uint32_t t = pp->runqtail;
+	if (__builtin_expect((uint32_t)n > RUNQ_SIZE - (t - h), 0)) {
+		struct gqueue q = { head, NULL, n };
+		for (q.tail = head; q.tail->schedlink; q.tail = q.tail->schedlink)
+			;
+		runqputbatch_slow(pp, &q);
+		return;
+	}
+	for (struct g *gp = head; gp != NULL;) {
+		struct g *next = gp->schedlink;
+		gp->schedlink = NULL;
+		__atomic_store_n(&pp->runq[t % RUNQ_SIZE], gp, __ATOMIC_RELAXED);
+		t++;
+		gp = next;
+	}
+	atomic_store32(&pp->runqtail, t);
+}
+/*
+ * runqget takes a G from pp's local queue: runnext first, then the head.
+ * *inherit_time (if not NULL) says whether the G should inherit the rest of
+ * the current time slice (runnext) or start a new one. Owner only. Inline:
+ * findrunnable's common case.
+ */
+static inline struct g *runqget(struct p *pp, bool *inherit_time)
+{
+	/* A plain read in Go; a load-acquire here so that the C memory model
+	 * (and TSAN) agree it races only with other atomics. */
+	uintptr_t next = atomic_loaduintptr(&pp->runnext);
+	/* If runnext is nonzero and the CAS fails, a thief took it; runnext
+	 * can only become nonzero again through the owner, which is us. */
+	if (next != 0 && atomic_casuintptr(&pp->runnext, next, 0)) {
+		if (inherit_time)
+			*inherit_time = true;
+		return (struct g *)next;
+	}
+	if (inherit_time)
+		*inherit_time = false;
+	for (;;) {
+		/* load-acquire, synchronize with other consumers */
+		uint32_t h = atomic_load32(&pp->runqhead);
+		uint32_t t = pp->runqtail;
+		if (t == h)
+			return NULL;
+		/* A relaxed atomic (see runq.c's SLOT_LOAD): the owner may be
+		 * overwriting a slot a failed CAS then throws away. */
+		struct g *gp = __atomic_load_n(&pp->runq[h % RUNQ_SIZE], __ATOMIC_RELAXED);
+		/* cas-release, commits consume */
+		if (atomic_casrel32(&pp->runqhead, h, h + 1))
+			return gp;
+	}
+}
 void runqdrain(struct p *pp, struct gqueue *out);		/* owner */
 uint32_t runqgrab(struct p *pp, struct g **batch, uint32_t batch_head,
 		  bool steal_runnext);				/* any core */
 struct g *runqsteal(struct p *pp, struct p *p2, bool steal_runnext); /* owner of pp */
 bool runqempty(struct p *pp);					/* any core */
 
-/* ---- global run queue (sched/globrunq.c); caller holds sched.lock ---- */
-void globrunqput(struct g *gp);
+/*
+ * ---- global run queue (sched/globrunq.c); caller holds sched.lock ----
+ * globrunqput and globrunqgetbatch are inline: gosched and findrunnable
+ * use them on every switch that goes through the global queue.
+ */
 void globrunqputhead(struct g *gp);
 void globrunqputbatch(struct gqueue *batch);
 struct g *globrunqget(void);
-struct g *globrunqgetbatch(int32_t max, struct gqueue *q);
+__attribute__((noreturn, cold)) void globrunq_unlocked(void);
+
 /* Lock-free peek (may be stale): worth taking sched.lock to look? */
 static inline bool globrunqempty(void)
 {
 	return atomic_load32(&sched.runqsize) == 0;
+}
+
+/* Publish the size for globrunqempty(): store-release, so a core that sees
+ * it nonzero and then takes the lock finds the Gs. */
+static inline void globrunq_publish_size(void)
+{
+	atomic_store32(&sched.runqsize, (uint32_t)sched.runq.size);
+}
+
+static inline void assert_sched_locked(void)
+{
+#ifndef NDEBUG
+	/* The holder field alone (spin_held also reads the tickets): it
+	 * names this core only between its spin_lock and spin_unlock. */
+	if (__builtin_expect(__atomic_load_n(&sched.lock.holder, __ATOMIC_RELAXED) !=
+			     (int32_t)cpu_id(), 0))
+		globrunq_unlocked();
+#endif
+}
+
+/* globrunqput puts gp at the tail of the global queue. */
+static inline void globrunqput(struct g *gp)
+{
+	assert_sched_locked();
+	gqueue_pushback(&sched.runq, gp);
+	globrunq_publish_size();
+}
+
+/*
+ * globrunqgetchain takes min(max, size, size/nprocs + 1) Gs, the
+ * size/nprocs term leaving the other Ps their share. It returns the first
+ * (NULL if the queue is empty) and the rest as a chain: *rest, linked by
+ * schedlink and NULL-terminated, *nrest Gs, which the caller puts on its
+ * local queue (runqputchain) after dropping the lock.
+ */
+static inline struct g *globrunqgetchain(int32_t max, struct g **rest, int32_t *nrest)
+{
+	assert_sched_locked();
+	int32_t size = sched.runq.size;
+	*rest = NULL;
+	*nrest = 0;
+	if (size == 0)
+		return NULL;
+	int32_t n = size;
+	if (sched.nprocs > 1)		/* at 1 P, no division */
+		n = size / (int32_t)sched.nprocs + 1;
+	if (n > size)
+		n = size;
+	if (n > max)
+		n = max;
+	if (n < 1)
+		n = 1;
+
+	/* Detach the first n Gs as one chain (a walk, not n pops and
+	 * pushes: this runs every other gosched at 1 P). */
+	struct g *gp = sched.runq.head;
+	struct g *last = gp;
+	for (int32_t i = 1; i < n; i++)
+		last = last->schedlink;
+	sched.runq.head = last->schedlink;
+	if (sched.runq.head == NULL)
+		sched.runq.tail = NULL;
+	sched.runq.size -= n;
+	last->schedlink = NULL;
+	*rest = gp->schedlink;
+	*nrest = n - 1;
+	gp->schedlink = NULL;
+	globrunq_publish_size();
+	return gp;
+}
+
+/* globrunqgetchain with the rest appended to the queue *q. */
+static inline struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
+{
+	struct g *rest;
+	int32_t nrest;
+	struct g *gp = globrunqgetchain(max, &rest, &nrest);
+	if (nrest > 0) {
+		struct g *last = rest;
+		while (last->schedlink)
+			last = last->schedlink;
+		struct gqueue chain = { rest, last, nrest };
+		gqueue_pushbackall(q, &chain);
+	}
+	return gp;
 }
 /* Largest batch findrunnable takes from the global queue (half a ring). */
 #define GLOBRUNQ_BATCH_MAX ((int32_t)(RUNQ_SIZE / 2))

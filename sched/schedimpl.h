@@ -19,9 +19,18 @@ extern volatile uint32_t mainstarted;	/* the main G exists: wakep may run */
  * switch (issue 4's preemption switches at safe points too). */
 static inline struct m *getm(void) { return getg()->m; }
 
+/*
+ * SCHED_HOT marks the switch paths. GCC takes a function that never
+ * returns for one that runs once (like main) and optimizes it for size:
+ * schedule() and every mcall target would be compiled as cold code (a
+ * div for `% 61`, rep stos for a small struct, spills), which cost about
+ * 16 instructions a gosched (issue 14). `hot` overrides that guess.
+ */
+#define SCHED_HOT __attribute__((hot))
+
 /* proc.c */
-__attribute__((noreturn)) void schedule(void);
-__attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
+SCHED_HOT __attribute__((noreturn)) void schedule(void);
+SCHED_HOT __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
 void wakep_idle(void);		/* wakep's slow path: a P is idle */
 /*
  * wakep: start a spinning M if a P is idle; after putting a G on a run
@@ -47,7 +56,7 @@ static inline void wakep(void)
 	wakep_idle();
 }
 /* park.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
-__attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
+SCHED_HOT __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
 void goyield(void);
 /* The check for a G running with its stack pointer at sp (the tick). */
@@ -57,7 +66,7 @@ void stackcheck_sp(struct g *gp, uintptr_t sp);
 /* Fatal error if a small-stack G overflowed its stack (sched/gproc.c):
  * at every switch, so the common case is inline, and anything odd goes
  * to stackcheck_sp, which decides. */
-static inline void stackcheck(struct g *gp)
+static inline __attribute__((always_inline)) void stackcheck(struct g *gp)
 {
 	uintptr_t sp = gp->sched.sp;
 	if (__builtin_expect(sp < gp->stack_lo || sp > gp->stack_hi ||
@@ -66,7 +75,7 @@ static inline void stackcheck(struct g *gp)
 		stackcheck_sp(gp, sp);
 }
 /* dropg: the running G leaves its M (on g0, before it is requeued). */
-static inline void dropg(void)
+static inline __attribute__((always_inline)) void dropg(void)
 {
 	struct m *mp = getm();
 	struct g *gp = mp->curg;
@@ -87,7 +96,7 @@ void timers_notify_keeper(uint64_t when);
  * caught at once instead of corrupting a run queue. */
 __attribute__((noreturn, cold)) void casgstatus_bad(struct g *gp, uint32_t oldval,
 						    uint32_t newval);
-static inline void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
+static inline __attribute__((always_inline)) void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
 {
 	if (__builtin_expect(!atomic_cas32(&gp->atomicstatus, oldval, newval), 0))
 		casgstatus_bad(gp, oldval, newval);
@@ -128,7 +137,7 @@ static inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
 }
 /* execute, on g0: make sure core c's timer fires by the end of the new
  * slice (after tickless idle it may be armed for much later, or not). */
-static inline void tick_arm_for_slice(struct cpu *c, struct p *pp)
+static inline __attribute__((always_inline)) void tick_arm_for_slice(struct cpu *c, struct p *pp)
 {
 	uint64_t next = tick_deadline(pp, slice_ns());
 	uint64_t d = c->timer_deadline_ns;
