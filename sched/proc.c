@@ -677,30 +677,25 @@ static inline struct g *globrunqget_batch_locked(struct p *pp)
 }
 
 /*
- * findrunnable: a runnable G for this M's P, in Go's order. Blocks (halts
- * the core, without its P) until there is one. *inherit_time says the G
- * came from runnext and shares the current time slice.
+ * findrunnable (below): a runnable G for this M's P, in Go's order. Blocks
+ * (halts the core, without its P) until there is one. *inherit_time says
+ * the G came from runnext and shares the current time slice. Its first
+ * half, findrunnable_local, looks at this P (timers, local queue) and the
+ * global queue; findrunnable_slow does the rest and loops.
  *
  * *nowp is the time schedule() read as it began, the one clock read of a
  * switch that finds work at once (the local queue, the global queue): it
  * dates the timers, the slice check and execute's new slice. Where this
  * round waits (a halt) or searches (stealing), *nowp is read again.
  */
-static inline struct g *findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
+static inline __attribute__((always_inline)) struct g *
+findrunnable_local(struct m *mp, bool *inherit_time, uint64_t now)
 {
 	struct g *gp;
-	uint64_t now = *nowp;
-	goto first;
-
-top:
-	now = nanotime();
-	*nowp = now;
-first:
 	if (__builtin_expect(kopts.schedtrace_ms != 0, 0))
 		schedtrace_maybe();
 	struct p *pp = mp->p;
 	*inherit_time = false;
-
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
 	 * cores the watchdog found stuck. */
@@ -775,7 +770,28 @@ first:
 		if (gp)
 			return gp;
 	}
+	return NULL;
+}
 
+/*
+ * findrunnable's search beyond this P and the global queue (devices,
+ * stealing) and its wait, out of line: the common case above stays small
+ * in schedule(), which then saves fewer registers.
+ */
+static __attribute__((noinline)) struct g *
+findrunnable_slow(struct m *mp, bool *inherit_time, uint64_t *nowp)
+{
+	struct g *gp;
+	struct p *pp = mp->p;
+	goto first;
+
+top:
+	*nowp = nanotime();
+	gp = findrunnable_local(mp, inherit_time, *nowp);
+	if (gp)
+		return gp;
+	pp = mp->p;
+first:
 	/* Poll the devices (Go's netpoll(0), at the same place): Gs their
 	 * interrupts readied run here, the first now, the rest queued. */
 	if (netpoll_pending()) {
@@ -893,6 +909,15 @@ first:
 	}
 	stopm();
 	goto top;
+}
+
+static inline __attribute__((always_inline)) struct g *
+findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
+{
+	struct g *gp = findrunnable_local(mp, inherit_time, *nowp);
+	if (__builtin_expect(gp != NULL, 1))
+		return gp;
+	return findrunnable_slow(mp, inherit_time, nowp);
 }
 
 /* ---- running --------------------------------------------------------- */

@@ -64,7 +64,9 @@ struct waitq {
 static inline bool parkunlock_spin(struct g *gp, void *lock)
 {
 	(void)gp;
-	spin_unlock((struct spinlock *)lock);
+	/* On g0, switching anyway: no pending-switch check (spin_unlock's). */
+	spin_unlock_nopreempt((struct spinlock *)lock);
+	preempt_enable_no_resched();
 	return true;
 }
 

@@ -168,13 +168,21 @@ static void pp_start(struct pingpong *pp, uint64_t work, volatile uint64_t *alld
 
 /*
  * TestPingPongHog: a pair doing 1,000,000 units per hand-off and a pair
- * doing 1,000 both make progress over 100 ms; their totals stay within a
- * factor of 20. Strongest at one P, where only the tick stops a runnext
- * chain (which shares one slice) from keeping the P.
+ * doing 1,000 both make progress over 100 ms; at one P their totals stay
+ * within a factor of 20: only the tick stops a runnext chain (which
+ * shares one slice) from keeping the P.
+ *
+ * At more Ps the pairs may run on separate cores, and their totals then
+ * measure how the host shares its CPUs among the emulator's vCPU threads,
+ * not the scheduler: one boot at 2 Ps, the host loaded, counted 2 hog
+ * hand-offs beside 46,916 light ones. There the property is that both
+ * pairs go on handing off: the test waits (bounded) until each has made
+ * PP_MIN_HANDOFFS, which a pair that a scheduling bug starved never does.
  */
 #define HOG_WORK 1000000
 #define LIGHT_WORK 1000
 #define HOG_FACTOR 20
+#define PP_MIN_HANDOFFS 4
 
 static struct pingpong hog, light;
 static volatile uint64_t pp_alldone;
@@ -186,6 +194,11 @@ TEST(preempt_ping_pong_hog_cannot_starve_a_light_pair)
 	pp_start(&hog, HOG_WORK, &pp_alldone);
 	pp_start(&light, LIGHT_WORK, &pp_alldone);
 	sleep_ns(100 * NSEC_PER_MSEC);
+	bool one_p = sched_nprocs() == 1;
+	if (!one_p) {
+		sleep_until_count(&hog.handoffs, PP_MIN_HANDOFFS, SPIN_MAX_NS);
+		sleep_until_count(&light.handoffs, PP_MIN_HANDOFFS, SPIN_MAX_NS);
+	}
 	atomic_store32(&hog.stop, 1);
 	atomic_store32(&light.stop, 1);
 	ASSERT_EQ(sleep_until_count(&pp_alldone, 4, SPIN_MAX_NS), 4);
@@ -193,8 +206,13 @@ TEST(preempt_ping_pong_hog_cannot_starve_a_light_pair)
 	       "hand-offs\n", (unsigned long long)hog.count,
 	       (unsigned long long)hog.handoffs, (unsigned long long)light.count,
 	       (unsigned long long)light.handoffs);
-	EXPECT_GE(light.count * HOG_FACTOR, hog.count);
-	EXPECT_GE(hog.count * HOG_FACTOR, light.count);
+	if (one_p) {
+		EXPECT_GE(light.count * HOG_FACTOR, hog.count);
+		EXPECT_GE(hog.count * HOG_FACTOR, light.count);
+	} else {
+		EXPECT_GE(hog.handoffs, PP_MIN_HANDOFFS);
+		EXPECT_GE(light.handoffs, PP_MIN_HANDOFFS);
+	}
 }
 
 /*
