@@ -1,15 +1,21 @@
 /*
- * struct gobuf: what a voluntary context switch keeps (sp, pc and the
- * callee-saved registers of the arch's C ABI). The layout is per arch, in
- * arch/<arch>/gobuf.h, with the byte offsets that switch.S uses.
+ * struct gobuf: where a G that is not running resumes. As in Go, it keeps
+ * sp, pc and the G, nothing more: a voluntary switch pushes the
+ * callee-saved registers of the arch's C ABI onto the G's own stack and
+ * resumes through a pc (mcall_resume) that pops them. The layout is per
+ * arch, in arch/<arch>/gobuf.h, with the byte offsets that switch.S uses.
  *
- *   void gogo(struct gobuf *buf)             resume buf; never returns
- *   void mcall(void (*fn)(struct g *))       save the running G's context in
- *                                            its gobuf, switch to this M's g0
- *                                            stack and call fn(g); fn never
- *                                            returns (it schedules)
- *   int  gosave(struct gobuf *buf)           save the caller's context;
- *                                            returns 0, and 1 when resumed
+ *   void gogo(struct gobuf *buf)             resume buf: its G, its sp, then
+ *                                            jump to its pc; never returns
+ *   void mcall(void (*fn)(struct g *))       save the running G's context
+ *                                            (registers on its stack, sp and
+ *                                            pc in its gobuf), switch to this
+ *                                            M's g0 stack and call fn(g); fn
+ *                                            never returns (it schedules)
+ *
+ * No gosave: a context saved on the stack cannot outlive the return to a
+ * caller that goes on using that stack (Go's gosave saves no registers,
+ * which gmk's C callers would need). Nothing in gmk used it.
  */
 #ifndef GMK_KERNEL_GOBUF_H
 #define GMK_KERNEL_GOBUF_H
@@ -37,7 +43,6 @@
 struct g;
 __attribute__((noreturn)) void gogo(struct gobuf *buf);
 void mcall(void (*fn)(struct g *));
-int gosave(struct gobuf *buf);
 #endif
 
 #endif

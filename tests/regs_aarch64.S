@@ -285,3 +285,60 @@ regs_fill_spin_dump:
 	add	sp, sp, #FRAME
 	ret
 	.size regs_fill_spin_dump, . - regs_fill_spin_dump
+
+/*
+ * callee_fill_call_check(seed, fn): puts seed + (i << 12) in x19..x29
+ * (i = 19..29) and seed + 0x100 + i in d8..d15 (i = 8..15), calls fn()
+ * (which switches the G out: tests/sched_park.c) and returns how many of
+ * them did not come back. The voluntary switch keeps them on the G's own
+ * stack (arch/aarch64/switch.S); a wrong order there shows here. x29
+ * holds a test value, not a frame record, during the call.
+ */
+	.global callee_fill_call_check
+	.type callee_fill_call_check, %function
+callee_fill_call_check:
+	stp	x29, x30, [sp, #-176]!
+	mov	x29, sp
+	stp	x19, x20, [sp, #16]
+	stp	x21, x22, [sp, #32]
+	stp	x23, x24, [sp, #48]
+	stp	x25, x26, [sp, #64]
+	stp	x27, x28, [sp, #80]
+	stp	d8, d9, [sp, #96]
+	stp	d10, d11, [sp, #112]
+	stp	d12, d13, [sp, #128]
+	stp	d14, d15, [sp, #144]
+	str	x0, [sp, #160]		/* seed */
+	.irp i, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29
+	add	x\i, x0, #\i, lsl #12
+	.endr
+	.irp i, 8, 9, 10, 11, 12, 13, 14, 15
+	add	x9, x0, #(0x100 + \i)
+	fmov	d\i, x9
+	.endr
+	blr	x1
+	ldr	x9, [sp, #160]
+	mov	x0, #0
+	.irp i, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29
+	add	x10, x9, #\i, lsl #12
+	cmp	x\i, x10
+	cinc	x0, x0, ne
+	.endr
+	.irp i, 8, 9, 10, 11, 12, 13, 14, 15
+	add	x10, x9, #(0x100 + \i)
+	fmov	x11, d\i
+	cmp	x11, x10
+	cinc	x0, x0, ne
+	.endr
+	ldp	x19, x20, [sp, #16]
+	ldp	x21, x22, [sp, #32]
+	ldp	x23, x24, [sp, #48]
+	ldp	x25, x26, [sp, #64]
+	ldp	x27, x28, [sp, #80]
+	ldp	d8, d9, [sp, #96]
+	ldp	d10, d11, [sp, #112]
+	ldp	d12, d13, [sp, #128]
+	ldp	d14, d15, [sp, #144]
+	ldp	x29, x30, [sp], #176
+	ret
+	.size callee_fill_call_check, . - callee_fill_call_check

@@ -196,3 +196,51 @@ regs_fill_spin_dump:
 	popq	%rbx
 	ret
 	.size regs_fill_spin_dump, . - regs_fill_spin_dump
+
+/*
+ * callee_fill_call_check(seed, fn): puts seed + (k << 12) in the k-th
+ * callee-saved register (k = 1 rbx, 2 rbp, 3 r12 .. 6 r15), calls fn()
+ * (which switches the G out: tests/sched_park.c) and returns how many of
+ * them did not come back. The voluntary switch keeps them on the G's own
+ * stack (arch/x86_64/switch.S); a wrong order there shows here.
+ */
+	.global callee_fill_call_check
+	.type callee_fill_call_check, @function
+callee_fill_call_check:
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	pushq	%rdi			/* seed; rsp now 16-aligned */
+	leaq	0x1000(%rdi), %rbx
+	leaq	0x2000(%rdi), %rbp
+	leaq	0x3000(%rdi), %r12
+	leaq	0x4000(%rdi), %r13
+	leaq	0x5000(%rdi), %r14
+	leaq	0x6000(%rdi), %r15
+	call	*%rsi
+	popq	%rdi
+	xorl	%eax, %eax
+.macro CHECK_CALLEE reg, k
+	leaq	(\k << 12)(%rdi), %rcx
+	cmpq	%rcx, \reg
+	je	1f
+	incl	%eax
+1:
+.endm
+	CHECK_CALLEE %rbx, 1
+	CHECK_CALLEE %rbp, 2
+	CHECK_CALLEE %r12, 3
+	CHECK_CALLEE %r13, 4
+	CHECK_CALLEE %r14, 5
+	CHECK_CALLEE %r15, 6
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	ret
+	.size callee_fill_call_check, . - callee_fill_call_check

@@ -214,3 +214,51 @@ TEST(sched_fp_callee_saved_registers_survive_switches)
 	ASSERT_EQ(wait_count(&fp_done, FP_GS, WAIT_NS), FP_GS);
 	EXPECT_EQ(fp_bad, 0);
 }
+
+/* ---- every callee-saved register across switches ---------------------------- */
+
+/*
+ * tests/regs_<arch>.S: seed-derived values in every callee-saved register
+ * (x19-x29 and d8-d15; rbx, rbp, r12-r15), then fn(), then the number
+ * that came back wrong. mcall pushes them onto the G's own stack and
+ * mcall_resume pops them (arch/<arch>/switch.S): one pushed or popped in
+ * the wrong slot lands in the wrong register, or in another G's.
+ */
+unsigned callee_fill_call_check(uint64_t seed, void (*fn)(void));
+
+#define CALLEE_GS 8
+#define CALLEE_ROUNDS 500
+static volatile uint64_t callee_done, callee_bad, callee_switched, callee_calls;
+
+static void callee_worker(void *arg)
+{
+	uint64_t seed = 0x5eed000000000000ull + ((uintptr_t)arg << 32);
+	for (int i = 0; i < CALLEE_ROUNDS; i++) {
+		uint64_t before = atomic_load64(&callee_calls);
+		unsigned bad = callee_fill_call_check(seed + ((uint64_t)i << 20), gosched);
+		/* Another G made a call while this one was switched out. */
+		if (atomic_xadd64(&callee_calls, 1) != before)
+			atomic_xadd64(&callee_switched, 1);
+		if (bad) {
+			printf("# goroutine %llu round %d: %u callee-saved registers wrong\n",
+			       (unsigned long long)goid(), i, bad);
+			atomic_xadd64(&callee_bad, bad);
+		}
+	}
+	atomic_xadd64(&callee_done, 1);
+}
+
+TEST(sched_callee_saved_registers_survive_switches)
+{
+	atomic_store64(&callee_done, 0);
+	atomic_store64(&callee_bad, 0);
+	atomic_store64(&callee_switched, 0);
+	atomic_store64(&callee_calls, 0);
+	for (uintptr_t i = 0; i < CALLEE_GS; i++)
+		go(callee_worker, (void *)(i + 1));
+	ASSERT_EQ(wait_count(&callee_done, CALLEE_GS, WAIT_NS), CALLEE_GS);
+	printf("# %u Gs x %u calls across gosched, %llu with another G in between\n",
+	       CALLEE_GS, CALLEE_ROUNDS, (unsigned long long)callee_switched);
+	EXPECT_GT(callee_switched, CALLEE_GS * CALLEE_ROUNDS / 2);
+	EXPECT_EQ(callee_bad, 0);
+}

@@ -76,7 +76,11 @@ static void min_waiter(void *arg)
 	memset((char *)scratch, 0x5a, sizeof scratch);
 	atomic_xadd32(&sp->started, 1);
 	chan_recv(sp->c, NULL);
-	uint64_t used = stack_small_used(getg());
+	/* Only a 1 KiB stack says what 1 KiB must hold: gfget may give this
+	 * G a dead G's bigger pool stack (2 KiB), unpainted, with the marks
+	 * of its earlier user (on arm64 a tick's 816-byte register frame). */
+	struct g *gp = getg();
+	uint64_t used = gp->stack_hi - gp->stack_lo == G_STACK_MIN ? stack_small_used(gp) : 0;
 	uint64_t old = atomic_load64(&min_deepest);
 	while (used > old && !atomic_cas64(&min_deepest, old, used))
 		old = atomic_load64(&min_deepest);

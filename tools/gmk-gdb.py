@@ -6,9 +6,9 @@
 # (make debug prints that line). Or by hand: (gdb) source tools/gmk-gdb.py
 #
 #   info goroutines      every live G: id, status, wait reason, M/P, entry, pc
-#   goroutine N bt       backtrace of G N from its saved context (gobuf, or
-#                        the frame copy of a preempted G); a running G's
-#                        from its core
+#   goroutine N bt       backtrace of G N from its saved context (the
+#                        registers mcall pushed on its stack, or the frame
+#                        copy of a preempted G); a running G's from its core
 #   info ps              each P: status, M, run queue, runnext, timers
 #   info sched           the global scheduler state and queue
 #
@@ -82,14 +82,71 @@ def find_g(goid):
     return None
 
 
+def word(addr):
+    return int(val("*(unsigned long *)0x%x" % addr))
+
+
+# What mcall pushes onto a parked G's stack (arch/<arch>/gobuf.h), from
+# its gobuf's sp up: x86-64 r15 r14 r13 r12 rbx rbp, then the return
+# address; aarch64 the frame record x29 x30, then x19..x28 (d8..d15 after).
+MCALL_X86 = ("r15", "r14", "r13", "r12", "rbx", "rbp")
+
+
+def saved_regs(gp):
+    """The registers a G that is not running resumes with, as far as an
+    unwinder needs them, and whether it was preempted at an interrupt. Its
+    gobuf holds only sp, pc and g; pc says where the rest is: the frame
+    copy of a preempted G (arch_preempt_resume), the registers mcall pushed
+    on its stack (mcall_resume), or a fresh G's first function (goentry)."""
+    buf = gp["sched"]
+    pc, sp = int(buf["pc"]), int(buf["sp"])
+    regs = {}
+    kind = symname(pc)
+    a64 = is_aarch64()
+    if kind == "arch_preempt_resume":
+        tf = val("*(struct trapframe *)0x%x" % sp)
+        if a64:
+            for i in range(31):
+                regs["x%d" % i] = int(tf["x"][i])
+            regs["sp"], regs["pc"] = int(tf["sp"]), int(tf["elr"])
+        else:
+            for r in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10",
+                      "r11", "r12", "r13", "r14", "r15"):
+                regs[r] = int(tf[r])
+            regs["rsp"], regs["rip"] = int(tf["rsp"]), int(tf["rip"])
+        return regs, True
+    if kind == "mcall_resume":
+        if a64:
+            regs["x29"], regs["x30"] = word(sp), word(sp + 8)
+            for i in range(10):
+                regs["x%d" % (19 + i)] = word(sp + 16 + 8 * i)
+            regs["sp"], regs["pc"] = sp + 160, regs["x30"]
+        else:
+            for i, r in enumerate(MCALL_X86):
+                regs[r] = word(sp + 8 * i)
+            # as mcall's caller sees it: the return address popped
+            regs["rip"] = word(sp + 8 * len(MCALL_X86))
+            regs["rsp"] = sp + 8 * (len(MCALL_X86) + 1)
+        return regs, False
+    if kind == "goentry":
+        fn = word(sp)
+        if a64:
+            regs["x29"], regs["x30"], regs["sp"], regs["pc"] = 0, 0, sp + 16, fn
+        else:
+            regs["rbp"], regs["rsp"], regs["rip"] = 0, sp + 8, fn
+        return regs, False
+    raise gdb.GdbError("goroutine %d: its gobuf's pc 0x%x (%s) is no resume point gmk-gdb.py knows"
+                       % (int(gp["goid"]), pc, kind))
+
+
 def saved_pc(gp):
-    """Where a G that is not running will resume: its gobuf's pc, or for a
-    G preempted at an interrupt, the interrupted pc in its frame copy."""
-    pc = int(gp["sched"]["pc"])
-    if symname(pc) == "arch_preempt_resume":
-        tf = val("*(struct trapframe *)0x%x" % int(gp["sched"]["sp"]))
-        return int(tf["elr"]) if is_aarch64() else int(tf["rip"])
-    return pc
+    """Where a G that is not running will resume (see saved_regs); its
+    gobuf's pc where that says nothing more (info goroutines lists on)."""
+    try:
+        regs, _ = saved_regs(gp)
+    except (gdb.GdbError, gdb.error, gdb.MemoryError):
+        return int(gp["sched"]["pc"])
+    return regs["pc"] if is_aarch64() else regs["rip"]
 
 
 def running_on(gp):
@@ -175,32 +232,7 @@ class GoroutineCmd(gdb.Command):
         raise gdb.GdbError("goroutine %d runs on core %d, which gdb does not see" % (int(gp["goid"]), core))
 
     def bt_saved(self, gp):
-        buf = gp["sched"]
-        pc = int(buf["pc"])
-        sp = int(buf["sp"])
-        regs = {}
-        preempted = symname(pc) == "arch_preempt_resume"
-        if preempted:
-            tf = val("*(struct trapframe *)0x%x" % sp)
-            if is_aarch64():
-                for i in range(31):
-                    regs["x%d" % i] = int(tf["x"][i])
-                regs["sp"], regs["pc"] = int(tf["sp"]), int(tf["elr"])
-            else:
-                for r in ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10",
-                          "r11", "r12", "r13", "r14", "r15"):
-                    regs[r] = int(tf[r])
-                regs["rsp"], regs["rip"] = int(tf["rsp"]), int(tf["rip"])
-        elif is_aarch64():
-            for i in range(11):
-                regs["x%d" % (19 + i)] = int(buf["x19_x29"][i])
-            regs["x30"] = pc
-            regs["sp"], regs["pc"] = sp, pc
-        else:
-            for r in ("rbx", "rbp", "r12", "r13", "r14", "r15"):
-                regs[r] = int(buf[r])
-            # gosave/mcall leave pc = the return address and sp above it
-            regs["rsp"], regs["rip"] = sp, pc
+        regs, preempted = saved_regs(gp)
         gdb.execute("frame 0", to_string=True)
         saved = {r: int(gdb.selected_frame().read_register(r)) for r in regs}
         print("goroutine %d (%s)%s:" % (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),

@@ -1,9 +1,14 @@
 /*
- * aarch64 gobuf: what gogo/mcall/gosave (switch.S) keep across a voluntary
- * switch. Under AAPCS64 the callee-saved state is x19-x28, the frame
- * pointer x29, the link register x30 (kept as pc) and the low 64 bits of
- * v8-v15 (d8-d15); everything else is dead at a call. Only through
- * kernel/gobuf.h.
+ * aarch64 gobuf: where a G that is not running resumes. As in Go, only
+ * sp, pc and g: a voluntary switch (mcall, switch.S) pushes the
+ * callee-saved registers of the AAPCS64 (x19-x28, the frame pointer x29,
+ * the link register x30 and the low 64 bits of v8-v15, d8-d15) onto the
+ * G's own stack and leaves pc = mcall_resume, which pops them and returns
+ * to mcall's caller. So gogo resumes three kinds of context the same way
+ * (sp, then jump to pc): a parked G (pc = mcall_resume), a G preempted at
+ * an interrupt (pc = arch_preempt_resume, sp = its frame copy) and a
+ * fresh G (pc = goentry). FPCR/FPSR are not callee-saved, and gmk never
+ * changes them. Only through kernel/gobuf.h.
  */
 #ifndef GMK_ARCH_AARCH64_GOBUF_H
 #define GMK_ARCH_AARCH64_GOBUF_H
@@ -12,9 +17,17 @@
 #define GOBUF_SP	0
 #define GOBUF_PC	8
 #define GOBUF_G		16	/* the G this context belongs to (arch_setg) */
-#define GOBUF_X19	24	/* x19..x28, x29: 11 registers */
-#define GOBUF_D8	112	/* d8..d15: 8 registers */
-#define GOBUF_SIZE	176	/* multiple of 16 */
+#define GOBUF_SIZE	24
+
+/*
+ * The block mcall pushes, from the saved sp up (tools/gmk-gdb.py reads
+ * it): the frame record x29, x30 first, so that sp is a frame pointer of
+ * the parked G; then x19..x28, then d8..d15. 16-aligned.
+ */
+#define MCALL_X29	0
+#define MCALL_X19	16
+#define MCALL_D8	96
+#define MCALL_FRAME	160
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>
@@ -23,24 +36,27 @@ struct gobuf {
 	uintptr_t sp;
 	uintptr_t pc;
 	void *g;
-	uint64_t x19_x29[11];
-	uint64_t d8_d15[8];
 };
-_Static_assert(__builtin_offsetof(struct gobuf, x19_x29) == GOBUF_X19, "gobuf");
-_Static_assert(__builtin_offsetof(struct gobuf, d8_d15) == GOBUF_D8, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, g) == GOBUF_G, "gobuf");
 _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
+
+/* switch.S: a fresh G's first instruction (below). */
+void goentry(void);
 
 /*
  * A fresh context that starts fn on the stack whose top is sp_top, with the
- * G pointer g. x29 = 0 ends backtraces there; FPCR stays as the core has
- * it (FPCR/FPSR are not callee-saved, and gmk never changes them).
+ * G pointer g. gogo lands on goentry, which takes fn from the stack (16
+ * bytes, sp stays 16-aligned as AAPCS64 wants) and branches to it with
+ * x29 = x30 = 0: backtraces end at the G's first function.
  */
 static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top,
 			      void (*fn)(void), void *g)
 {
-	*b = (struct gobuf){ 0 };
-	b->sp = sp_top & ~(uintptr_t)15;	/* AAPCS64: sp 16-aligned */
-	b->pc = (uintptr_t)fn;
+	uintptr_t *sp = (uintptr_t *)((sp_top & ~(uintptr_t)15) - 16);
+	sp[0] = (uintptr_t)fn;
+	sp[1] = 0;
+	b->sp = (uintptr_t)sp;
+	b->pc = (uintptr_t)goentry;
 	b->g = g;
 }
 #endif

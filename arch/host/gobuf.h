@@ -17,25 +17,18 @@
 #undef gobuf
 #undef gobuf_init
 
-#define GOBUF_FIBER	80
+#define GOBUF_FIBER	24
 #undef GOBUF_SIZE
-#define GOBUF_SIZE	88
+#define GOBUF_SIZE	32
 
 #ifndef __ASSEMBLY__
 struct gobuf {
 	uintptr_t sp;
 	uintptr_t pc;
 	void *g;
-	uint64_t rbx, rbp, r12, r13, r14, r15;
-	uint32_t mxcsr;
-	uint16_t fpucw;
-	uint16_t pad;
 	void *fiber;			/* sanitizer builds: the G's fiber */
 };
-_Static_assert(__builtin_offsetof(struct gobuf, rbx) == GOBUF_RBX, "gobuf");
-_Static_assert(__builtin_offsetof(struct gobuf, r15) == GOBUF_R15, "gobuf");
-_Static_assert(__builtin_offsetof(struct gobuf, mxcsr) == GOBUF_MXCSR, "gobuf");
-_Static_assert(__builtin_offsetof(struct gobuf, fpucw) == GOBUF_FPUCW, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, g) == GOBUF_G, "gobuf");
 _Static_assert(__builtin_offsetof(struct gobuf, fiber) == GOBUF_FIBER, "gobuf");
 _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 _Static_assert(sizeof(struct gobuf_x86_64) == GOBUF_FIBER, "gobuf");

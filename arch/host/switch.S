@@ -1,7 +1,7 @@
 /*
  * The context switch of the hosted board: arch/x86_64/switch.S itself,
  * assembled with the running G in a thread-local variable instead of
- * %gs:8 (arch/host/cpu.h says why). gogo, mcall and gosave are
+ * %gs:8 (arch/host/cpu.h says why). gogo and mcall are
  * user-mode code and need nothing else.
  *
  * The sanitizer builds (GMK_SAN_FIBERS) rename the two switches: C

@@ -1,8 +1,24 @@
 /*
- * x86-64 gobuf: what gogo/mcall/gosave (switch.S) keep across a voluntary
- * switch. Under the SysV ABI the callee-saved state is rbx, rbp, r12-r15,
- * the MXCSR control bits and the x87 control word; the SSE registers are
- * all caller-saved. Only through kernel/gobuf.h.
+ * x86-64 gobuf: where a G that is not running resumes. As in Go, only
+ * sp, pc and g: a voluntary switch (mcall, switch.S) pushes the
+ * callee-saved registers of the SysV ABI (rbx, rbp, r12-r15) onto the G's
+ * own stack, below its return address, and leaves pc = mcall_resume,
+ * which pops them and returns. So gogo resumes three kinds of context the
+ * same way (sp, then jump to pc): a parked G (pc = mcall_resume), a G
+ * preempted at an interrupt (pc = arch_preempt_resume, sp = its frame
+ * copy) and a fresh G (pc = its first function). Only through
+ * kernel/gobuf.h.
+ *
+ * The MXCSR control bits and the x87 control word, callee-saved too, are
+ * not kept per G: gmk runs every G and the scheduler with the power-on
+ * defaults (cpu.c sets them at boot; an interrupt sets them for its
+ * handler, arch/x86_64/preempt.S, and a preempted G's own modes stay in
+ * its frame copy), so at every voluntary switch they already hold the
+ * values the next G expects. As in Go, whose gogo does not save them
+ * either: code that changes them must restore them before anything that
+ * may switch (a channel operation, a lock, gosched), as it must before
+ * it returns. This saves a ldmxcsr and a fldcw, two slow instructions,
+ * per switch.
  */
 #ifndef GMK_ARCH_X86_64_GOBUF_H
 #define GMK_ARCH_X86_64_GOBUF_H
@@ -11,15 +27,12 @@
 #define GOBUF_SP	0
 #define GOBUF_PC	8
 #define GOBUF_G		16	/* the G this context belongs to (%gs:8) */
-#define GOBUF_RBX	24
-#define GOBUF_RBP	32
-#define GOBUF_R12	40
-#define GOBUF_R13	48
-#define GOBUF_R14	56
-#define GOBUF_R15	64
-#define GOBUF_MXCSR	72	/* 4 bytes */
-#define GOBUF_FPUCW	76	/* 2 bytes */
-#define GOBUF_SIZE	80
+#define GOBUF_SIZE	24
+
+/* What mcall pushes below the return address: rbp, rbx, r12-r15, in
+ * this order, so from the saved sp up: r15 r14 r13 r12 rbx rbp, then the
+ * return address (tools/gmk-gdb.py reads them there). */
+#define MCALL_FRAME_REGS 6
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>
@@ -28,14 +41,8 @@ struct gobuf {
 	uintptr_t sp;
 	uintptr_t pc;
 	void *g;
-	uint64_t rbx, rbp, r12, r13, r14, r15;
-	uint32_t mxcsr;
-	uint16_t fpucw;
-	uint16_t pad;
 };
-_Static_assert(__builtin_offsetof(struct gobuf, rbx) == GOBUF_RBX, "gobuf");
-_Static_assert(__builtin_offsetof(struct gobuf, mxcsr) == GOBUF_MXCSR, "gobuf");
-_Static_assert(__builtin_offsetof(struct gobuf, fpucw) == GOBUF_FPUCW, "gobuf");
+_Static_assert(__builtin_offsetof(struct gobuf, g) == GOBUF_G, "gobuf");
 _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 
 /* Power-on defaults (Intel SDM vol. 1, 10.2.3.1 and 8.1.5): all exceptions
@@ -43,23 +50,25 @@ _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 #define GOBUF_MXCSR_DEFAULT 0x1F80u
 #define GOBUF_FPUCW_DEFAULT 0x037Fu
 
+/* switch.S: a fresh G's first instruction (below). */
+void goentry(void);
+
 /*
  * A fresh context that starts fn on the stack whose top is sp_top, with the
- * G pointer g. The ABI wants rsp = 8 mod 16 at a function's first
- * instruction (as if `call` had pushed a return address), so a zero fake
- * return address is pushed; rbp = 0 ends backtraces there.
+ * G pointer g. gogo lands on goentry, which zeroes rbp (frame-pointer
+ * backtraces end at the G's first function) and returns into fn: the stack
+ * holds fn and, above it, a zero fake return address, so that rsp = 8 mod
+ * 16 at fn's first instruction, as if `call` had pushed it (the ABI).
  */
 static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top,
 			      void (*fn)(void), void *g)
 {
-	*b = (struct gobuf){ 0 };
-	uintptr_t sp = (sp_top & ~(uintptr_t)15) - 8;
-	*(uintptr_t *)sp = 0;
-	b->sp = sp;
-	b->pc = (uintptr_t)fn;
+	uintptr_t *sp = (uintptr_t *)((sp_top & ~(uintptr_t)15) - 16);
+	sp[0] = (uintptr_t)fn;
+	sp[1] = 0;
+	b->sp = (uintptr_t)sp;
+	b->pc = (uintptr_t)goentry;
 	b->g = g;
-	b->mxcsr = GOBUF_MXCSR_DEFAULT;
-	b->fpucw = GOBUF_FPUCW_DEFAULT;
 }
 #endif
 

@@ -1,9 +1,12 @@
 /*
  * Voluntary context switches between Gs (see kernel/gobuf.h).
  * Only callee-saved state moves: a switch happens at a call, where the
- * SysV ABI lets the callee clobber everything else except the MXCSR
- * control bits and the x87 control word. The G pointer is %gs:8 (struct
- * cpu's curg) and changes together with the stack.
+ * SysV ABI lets the callee clobber everything else (the MXCSR control
+ * bits and the x87 control word stay at their defaults: gobuf.h says
+ * why). As in Go, the gobuf keeps only sp, pc and g: mcall pushes rbx,
+ * rbp and r12-r15 onto the G's own stack, where a parked G's frames are
+ * anyway, so a G record no longer carries them. The G pointer is %gs:8
+ * (struct cpu's curg) and changes together with the stack.
  */
 #include "kernel/gobuf.h"
 
@@ -14,71 +17,48 @@
 #define PERCPU_CURG %gs:8
 #endif
 
-/* Save the caller's context in the gobuf at \buf; the caller's sp is just
- * above our return address, and its pc is that return address. */
-.macro SAVE_CALLEE buf
-	movq	(%rsp), %rax
-	movq	%rax, GOBUF_PC(\buf)
-	leaq	8(%rsp), %rax
-	movq	%rax, GOBUF_SP(\buf)
-	movq	%rbx, GOBUF_RBX(\buf)
-	movq	%rbp, GOBUF_RBP(\buf)
-	movq	%r12, GOBUF_R12(\buf)
-	movq	%r13, GOBUF_R13(\buf)
-	movq	%r14, GOBUF_R14(\buf)
-	movq	%r15, GOBUF_R15(\buf)
-	stmxcsr	GOBUF_MXCSR(\buf)
-	fnstcw	GOBUF_FPUCW(\buf)
-.endm
-
 	.text
 /* Everything from here to switch_text_end is switch code: the preemption
  * tick leaves a G alone while it is in here (kernel/preempt.h). */
 	.global switch_text_start
 switch_text_start:
 
-/* int gosave(struct gobuf *buf): 0 now, 1 when gogo resumes buf. */
-	.global gosave
-	.type gosave, @function
-gosave:
-	SAVE_CALLEE %rdi
-	movq	PERCPU_CURG, %rax
-	movq	%rax, GOBUF_G(%rdi)
-	xorl	%eax, %eax
-	ret
-	.size gosave, . - gosave
-
-/* void gogo(struct gobuf *buf): resume buf; does not return. */
+/*
+ * void gogo(struct gobuf *buf): resume buf; does not return. The context
+ * at buf's pc restores the rest: mcall_resume for a G parked by mcall,
+ * arch_preempt_resume for one preempted at an interrupt, goentry for a
+ * fresh G.
+ */
 	.global gogo
 	.type gogo, @function
 gogo:
 	movq	GOBUF_G(%rdi), %rax
 	movq	%rax, PERCPU_CURG
-	movq	GOBUF_RBX(%rdi), %rbx
-	movq	GOBUF_RBP(%rdi), %rbp
-	movq	GOBUF_R12(%rdi), %r12
-	movq	GOBUF_R13(%rdi), %r13
-	movq	GOBUF_R14(%rdi), %r14
-	movq	GOBUF_R15(%rdi), %r15
-	ldmxcsr	GOBUF_MXCSR(%rdi)
-	fldcw	GOBUF_FPUCW(%rdi)
 	movq	GOBUF_SP(%rdi), %rsp
-	movl	$1, %eax		/* gosave's second return */
 	jmp	*GOBUF_PC(%rdi)
 	.size gogo, . - gogo
 
 /*
- * void mcall(void (*fn)(struct g *)): save the running G's context in its
- * gobuf (the first field of struct g), switch to this M's g0 stack and
- * call fn(g). fn schedules another G and never returns; when this G is
- * resumed, mcall returns to its caller.
+ * void mcall(void (*fn)(struct g *)): save the running G's context (its
+ * callee-saved registers on its stack, sp and pc in its gobuf, the first
+ * field of struct g), switch to this M's g0 stack and call fn(g). fn
+ * schedules another G and never returns; when this G is resumed,
+ * mcall_resume returns to mcall's caller. gobuf.g needs no store: it is
+ * the G itself, set by gobuf_init (g0's by mstart) and never changed.
  */
 	.global mcall
 	.type mcall, @function
 mcall:
 	movq	PERCPU_CURG, %rsi		/* gp */
-	SAVE_CALLEE %rsi
-	movq	%rsi, GOBUF_G(%rsi)
+	pushq	%rbp			/* the order of MCALL_FRAME_REGS */
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%rsp, GOBUF_SP(%rsi)
+	leaq	mcall_resume(%rip), %rax
+	movq	%rax, GOBUF_PC(%rsi)
 	movq	G_M(%rsi), %rax
 	movq	M_G0(%rax), %rax
 	cmpq	%rax, %rsi
@@ -92,6 +72,31 @@ mcall:
 	call	mcall_returned		/* panics */
 1:	call	mcall_on_g0		/* panics */
 	.size mcall, . - mcall
+
+/* gogo lands here for a G that mcall parked: its registers are on its
+ * stack, below mcall's return address. */
+	.global mcall_resume
+	.type mcall_resume, @function
+mcall_resume:
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	ret
+	.size mcall_resume, . - mcall_resume
+
+/* gogo lands here for a fresh G (gobuf_init): the stack holds the G's
+ * first function and, above it, a zero return address. rbp = 0 ends
+ * frame-pointer backtraces there; nothing else is owed to a function
+ * that nobody called. */
+	.global goentry
+	.type goentry, @function
+goentry:
+	xorl	%ebp, %ebp
+	ret
+	.size goentry, . - goentry
 
 	.global switch_text_end
 switch_text_end:

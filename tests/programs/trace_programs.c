@@ -12,7 +12,10 @@
  * receive, one (gdbcheck_sleeper) in sleep and one (gdbcheck_spinner) that
  * never blocks (running on another core, or, with nprocs=1, preempted at
  * an interrupt), when the main G calls gdbcheck_stop, where the gdb test
- * puts its breakpoint.
+ * puts its breakpoint. The last G (gdbcheck_fresh) is made just before
+ * it: with nprocs=1 it has not run yet (its context is a fresh one, on
+ * its way to gstart), unless a tick switched the main G out in between;
+ * then it waits on the channel like the waiters.
  */
 #include <stdio.h>
 
@@ -80,6 +83,15 @@ static void gdbcheck_waiter(void *arg)
 	waitgroup_done(&gc_wg);
 }
 
+static void gdbcheck_fresh(void *arg)
+{
+	int v;
+
+	while (chan_recv(gc_in, &v))
+		;
+	waitgroup_done(&gc_wg);
+}
+
 static void gdbcheck_sleeper(void *arg)
 {
 	gc_sleeping = 1;
@@ -105,7 +117,7 @@ __attribute__((noinline)) void gdbcheck_stop(int nwaiters)
 PROGRAM(gdbcheck, "Gs parked on a channel and in sleep, then gdbcheck_stop")
 {
 	gc_in = chan_make(sizeof(int), 0);
-	waitgroup_add(&gc_wg, GDBCHECK_WAITERS + 2);
+	waitgroup_add(&gc_wg, GDBCHECK_WAITERS + 3);
 	for (int i = 0; i < GDBCHECK_WAITERS; i++)
 		go(gdbcheck_waiter, NULL);
 	go(gdbcheck_sleeper, NULL);
@@ -116,6 +128,7 @@ PROGRAM(gdbcheck, "Gs parked on a channel and in sleep, then gdbcheck_stop")
 	while (!gc_spins)
 		gosched();
 	sleep_ns(5 * NSEC_PER_MSEC);
+	go(gdbcheck_fresh, NULL);
 	gdbcheck_stop(GDBCHECK_WAITERS);
 	gc_spin_stop = 1;
 	chan_close(gc_in);
