@@ -671,7 +671,7 @@ static inline struct g *globrunqget_batch_locked(struct p *pp)
 	if (gp) {
 		pp->nglobget += 1 + nrest;
 		if (nrest)
-			runqputchain(pp, rest, nrest);
+			runqputchain(pp, rest, NULL, nrest);
 	}
 	return gp;
 }

@@ -44,21 +44,26 @@ static inline struct g *runnext_swap(struct p *pp, struct g *gp)
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
 void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
 /*
- * runqputbatch puts the Gs of q on pp's local queue; what does not fit goes
- * to the global queue. q is empty afterwards. Owner only. Inline for the
- * common case, a batch that fits (findrunnable's global batch, every
- * other gosched at 1 P); runqputbatch_slow spills the rest.
+ * runqputchain puts a chain of n Gs (linked by schedlink, NULL-terminated;
+ * tail is its last G, or NULL if the caller does not know it) on pp's
+ * local queue; what does not fit goes to the global queue. Owner only.
+ * Inline for the common case, a batch that fits (findrunnable's global
+ * batch, every other gosched at 1 P); runqputbatch_slow spills the rest.
  */
-static inline void runqputbatch(struct p *pp, struct gqueue *q)
+static inline void runqputchain(struct p *pp, struct g *head, struct g *tail, int32_t n)
 {
 	/* load-acquire, synchronize with consumers */
 	uint32_t h = atomic_load32(&pp->runqhead);
 	uint32_t t = pp->runqtail;
-	if (__builtin_expect((uint32_t)q->size > RUNQ_SIZE - (t - h), 0)) {
-		runqputbatch_slow(pp, q);
+	if (__builtin_expect((uint32_t)n > RUNQ_SIZE - (t - h), 0)) {
+		struct gqueue q = { head, tail, n };
+		if (!q.tail)
+			for (q.tail = head; q.tail->schedlink; q.tail = q.tail->schedlink)
+				;
+		runqputbatch_slow(pp, &q);
 		return;
 	}
-	for (struct g *gp = q->head; gp != NULL;) {
+	for (struct g *gp = head; gp != NULL;) {
 		struct g *next = gp->schedlink;
 		gp->schedlink = NULL;
 		/* A relaxed atomic (see runq.c's SLOT_STORE): thieves read it. */
@@ -66,30 +71,15 @@ static inline void runqputbatch(struct p *pp, struct gqueue *q)
 		t++;
 		gp = next;
 	}
-	*q = (struct gqueue){ 0 };
 	/* store-release, makes the items available to consumers */
 	atomic_store32(&pp->runqtail, t);
 }
-/* runqputchain: runqputbatch for a chain of n Gs (globrunqgetchain's rest). */
-static inline void runqputchain(struct p *pp, struct g *head, int32_t n)
+/* runqputbatch: runqputchain for the Gs of q, which is empty afterwards. */
+static inline void runqputbatch(struct p *pp, struct gqueue *q)
 {
-	uint32_t h = atomic_load32(&pp->runqhead);
-	uint32_t t = pp->runqtail;
-	if (__builtin_expect((uint32_t)n > RUNQ_SIZE - (t - h), 0)) {
-		struct gqueue q = { head, NULL, n };
-		for (q.tail = head; q.tail->schedlink; q.tail = q.tail->schedlink)
-			;
-		runqputbatch_slow(pp, &q);
-		return;
-	}
-	for (struct g *gp = head; gp != NULL;) {
-		struct g *next = gp->schedlink;
-		gp->schedlink = NULL;
-		__atomic_store_n(&pp->runq[t % RUNQ_SIZE], gp, __ATOMIC_RELAXED);
-		t++;
-		gp = next;
-	}
-	atomic_store32(&pp->runqtail, t);
+	if (q->head)
+		runqputchain(pp, q->head, q->tail, q->size);
+	*q = (struct gqueue){ 0 };
 }
 /*
  * runqget takes a G from pp's local queue: runnext first, then the head.
