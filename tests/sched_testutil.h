@@ -18,6 +18,35 @@ static inline uint64_t wait_count(volatile uint64_t *counter, uint64_t want,
 	return v;
 }
 
+/*
+ * wait_count for work that may be slow but must not stop: waits until
+ * *counter reaches want, and gives up only when neither it nor *progress
+ * (a count the workers bump as they go) has moved for stall_ns. A hosted
+ * board with more core threads than host CPUs, on a loaded host, can take
+ * tens of seconds for thousands of switches through sched.lock (a ticket
+ * lock whose next holder the host has descheduled), as the kernel before
+ * these tests did too; a lost G stops both counts.
+ */
+static inline uint64_t wait_count_progress(volatile uint64_t *counter, uint64_t want,
+					   volatile uint64_t *progress, uint64_t stall_ns)
+{
+	uint64_t last = atomic_load64(progress), v;
+	uint64_t lastv = atomic_load64(counter);
+	uint64_t since = nanotime();
+	while ((v = atomic_load64(counter)) < want) {
+		uint64_t p = atomic_load64(progress), now = nanotime();
+		if (p != last || v != lastv) {
+			last = p;
+			lastv = v;
+			since = now;
+		} else if (now - since >= stall_ns) {
+			break;
+		}
+		gosched();
+	}
+	return v;
+}
+
 /* Snapshot of every P's run count (struct p's nrun). */
 static inline void nrun_snapshot(uint64_t *out)
 {
