@@ -155,18 +155,18 @@ CC      := clang
 # No function entry/exit hooks: g0's code never returns (each mcall starts
 # its stack afresh), so a shadow call stack would only grow. Reports then
 # give the racing accesses' own pc, not their callers.
-ARCH_CFLAGS += -fsanitize=thread -DGMK_HOST_BUILTIN_ATOMICS -DGMK_SAN_FIBERS \
+ARCH_CFLAGS += -fsanitize=thread -DGMK_HOST_BUILTIN_ATOMICS -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS \
 	-mllvm -tsan-instrument-func-entry-exit=false
 else ifeq ($(SAN),asan)
 CC      := clang
 ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-DGMK_SAN_FIBERS
+	-DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS
 else ifeq ($(SAN),fuzz)
 # The libFuzzer target (tests/fuzz/, make fuzz): coverage for libFuzzer,
 # ASan and UBSan; libFuzzer's main calls the board's (hosted_main).
 CC      := clang
 ARCH_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
-	-fno-sanitize-recover=undefined -DGMK_SAN_FIBERS -DGMK_FUZZ
+	-fno-sanitize-recover=undefined -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS -DGMK_FUZZ
 else ifneq ($(SAN),)
 $(error SAN=$(SAN): want tsan, asan or fuzz)
 endif
@@ -229,6 +229,15 @@ $(BUILD)/host-tests/%: tests/host/%.c $(HOSTLIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $< $(HOSTLIB)
+
+# The hosted board linked statically (make BOARD=hosted static): one file
+# that runs on any x86-64 Linux, for scaling runs on a machine with more
+# cores and no toolchain (tools/bench-scaling).
+.PHONY: static
+static: $(BUILD)/gmk-static
+$(BUILD)/gmk-static: $(OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -static -o $@ $(OBJS) $(ARCH_LIBS)
 endif
 
 $(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld)

@@ -1,8 +1,10 @@
 /*
  * Blocking and waking, and giving up the core: gopark/goready (the only
  * way a G blocks and is woken), gosched and goexit. Each switches to g0
- * with mcall; the *_m half runs there, requeues or parks the G, and
- * schedules.
+ * with mcall; the *_m half (park_m, gosched_m, goyield_m, goexit0) runs
+ * there, requeues or parks the G, and schedules. Those halves live in
+ * proc.c, beside schedule(), whose body each inlines (one frame on g0,
+ * not two, and no checks that the switch itself has just made true).
  */
 #include "kernel/atomic.h"
 #include "kernel/panic.h"
@@ -11,29 +13,6 @@
 #include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
-
-static SCHED_HOT void park_m(struct g *gp)
-{
-	struct m *mp = getm();
-	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
-	casgstatus(gp, _Grunning, _Gwaiting);
-	traceGoPark(gp);
-	dropg();
-	bool (*fn)(struct g *, void *) = mp->waitunlockf;
-	if (fn) {
-		void *lock = mp->waitlock;
-		mp->waitunlockf = NULL;
-		mp->waitlock = NULL;
-		/* Runs after gp is _Gwaiting and its context saved, so a
-		 * goready on another core as soon as the lock drops is safe. */
-		if (!fn(gp, lock)) {
-			traceGoUnpark(gp);
-			casgstatus(gp, _Gwaiting, _Grunnable);
-			execute(gp, true);	/* the same slice: never left */
-		}
-	}
-	schedule();
-}
 
 void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	    enum waitreason reason)
@@ -70,63 +49,6 @@ void goready_bad(struct g *gp, uint32_t st)
 	      (unsigned long long)gp->goid, gstatus_string(st));
 }
 
-/*
- * goschedImpl: gp goes to the global queue, behind everything else, so
- * that it lets every P's work go first rather than just its own P's.
- * Go's gosched_m is goschedImpl(gp, false) and gopreempt_m (the tick's
- * preemption, sched/preempt.c) goschedImpl(gp, true).
- *
- * Preempted: Gs that devices readied run next on this P (Go's sysmon
- * injects them when nobody polled for 10 ms; gmk has no sysmon, and the
- * preemption is the tick's, sysmon's retake, or netpoll_kick's, which
- * took the core for exactly these Gs). Without this, Ps kept busy by
- * CPU-bound Gs would take those Gs back from the global queue before
- * ever reaching findrunnable's netpoll step. (The preemption's trace
- * event is emitted by its callers, which know whether it was async.)
- */
-static inline __attribute__((always_inline, noreturn)) void
-gosched_common(struct g *gp, bool preempted)
-{
-	if (preempted)
-		schedfp(getm()->p, gp, SCHEDFP_PREEMPT);
-	else
-		traceGoSched(gp);
-	casgstatus(gp, _Grunning, _Grunnable);
-	dropg();
-	spin_lock_nopreempt(&sched.lock);	/* on g0 */
-	globrunqput(gp);
-	spin_unlock_nopreempt(&sched.lock);
-	if (preempted && netpoll_pending()) {
-		struct gqueue q = { 0 };
-		netpoll(&q);
-		injectglist(getm()->p, &q, true);
-	}
-	wakep();
-	schedule();
-}
-
-void goschedImpl(struct g *gp, bool preempted)
-{
-	gosched_common(gp, preempted);
-}
-
-static SCHED_HOT void gosched_m(struct g *gp)
-{
-	gosched_common(gp, false);
-}
-
-/* goyield_m: like gosched_m, but gp goes to the tail of this P's own
- * queue (Go's goyield, for semrelease's direct hand-off: the waiter in
- * runnext runs at once, and the yielder soon after on the same P). */
-static SCHED_HOT void goyield_m(struct g *gp)
-{
-	struct p *pp = getm()->p;
-	casgstatus(gp, _Grunning, _Grunnable);
-	dropg();
-	runqput(pp, gp, false);
-	schedule();
-}
-
 void goyield(void)
 {
 	mcall(goyield_m);
@@ -135,19 +57,6 @@ void goyield(void)
 void gosched(void)
 {
 	mcall(gosched_m);
-}
-
-static SCHED_HOT void goexit0(struct g *gp)
-{
-	struct m *mp = getm();
-	traceGoEnd(gp);
-	casgstatus(gp, _Grunning, _Gdead);
-	dropg();
-	gp->entry = NULL;
-	gp->arg = NULL;
-	gp->waitreason = 0;
-	gfput(mp->p, gp);
-	schedule();
 }
 
 void goexit(void)

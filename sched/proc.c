@@ -351,7 +351,7 @@ static uint64_t watchdog_check(uint64_t now)
 }
 
 /* Go's sysmon stand-in for the busy cores: at most every period. */
-static void watchdog_maybe(uint64_t now)
+SCHED_INLINE void watchdog_maybe(uint64_t now)
 {
 	if (now - atomic_load64(&sched.watchdog_last) >= WATCHDOG_PERIOD_NS)
 		watchdog_check(now);
@@ -364,7 +364,7 @@ uint64_t sched_watchdog_reports(void)
 
 /* Fire the due timers of Ps whose cores are stuck; the Gs they ready
  * come to pp (on g0, with pp). */
-static void timers_run_stalled(uint64_t now)
+SCHED_INLINE void timers_run_stalled(uint64_t now)
 {
 	if (!atomic_load32(&sched.nstalled))
 		return;
@@ -662,7 +662,7 @@ static struct g *stealwork(struct p *pp)
 
 /* Called with sched.lock held (findrunnable, on g0: spin_lock_nopreempt);
  * drops it, then puts the rest of the batch on pp's local queue. */
-static inline struct g *globrunqget_batch_locked(struct p *pp)
+SCHED_INLINE struct g *globrunqget_batch_locked(struct p *pp)
 {
 	struct g *rest;
 	int32_t nrest;
@@ -966,18 +966,16 @@ void execute(struct g *gp, bool inherit_time)
 	execute_at(getm(), gp, inherit_time, nanotime());
 }
 
-/* schedule: one round of the scheduler. Runs on g0, never returns. */
-void schedule(void)
+/*
+ * schedule_m: one round of the scheduler on mp, from g0; never returns.
+ * Inline in schedule() and in the mcall targets below (park_m, gosched_m,
+ * goyield_m, goexit0), so that a switch runs one g0 frame, not two: a
+ * noreturn function's prologue saves callee-saved registers that nobody
+ * will restore, and that was ~15 instructions a switch (issue 14).
+ */
+static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m *mp)
 {
-	struct g *g0 = getg();
-	struct m *mp = g0->m;
-	if (g0 != mp->g0)
-		panic("schedule: not on g0");
-	if (mp->curg)
-		panic("schedule: M%u still has curg", mp->id);
-	if (!mp->p)
-		panic("schedule: M%u has no P", mp->id);
-	if (mp->cpu->preempt_off)
+	if (__builtin_expect(mp->cpu->preempt_off != 0, 0))
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
 		      "holding a spinlock?)", mp->id, mp->cpu->preempt_off);
 	struct p *pp = mp->p;
@@ -1002,6 +1000,118 @@ void schedule(void)
 	execute_at(mp, gp, inherit, now);
 }
 
+/* schedule: one round of the scheduler. Runs on g0, never returns. The
+ * mcall targets below have made these checks true by construction (mcall
+ * refuses g0, dropg clears curg, a running G's M has a P). */
+void schedule(void)
+{
+	struct g *g0 = getg();
+	struct m *mp = g0->m;
+	if (g0 != mp->g0)
+		panic("schedule: not on g0");
+	if (mp->curg)
+		panic("schedule: M%u still has curg", mp->id);
+	if (!mp->p)
+		panic("schedule: M%u has no P", mp->id);
+	schedule_m(mp);
+}
+
+/* ---- the g0 halves of gopark, gosched, goyield and goexit (park.c) ---- */
+
+SCHED_HOT void park_m(struct g *gp)
+{
+	struct m *mp = getm();
+	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
+	casgstatus(gp, _Grunning, _Gwaiting);
+	traceGoPark(gp);
+	dropg();
+	bool (*fn)(struct g *, void *) = mp->waitunlockf;
+	if (fn) {
+		void *lock = mp->waitlock;
+		mp->waitunlockf = NULL;
+		mp->waitlock = NULL;
+		/* Runs after gp is _Gwaiting and its context saved, so a
+		 * goready on another core as soon as the lock drops is safe. */
+		if (!fn(gp, lock)) {
+			traceGoUnpark(gp);
+			casgstatus(gp, _Gwaiting, _Grunnable);
+			execute(gp, true);	/* the same slice: never left */
+		}
+	}
+	schedule_m(mp);
+}
+
+/*
+ * goschedImpl: gp goes to the global queue, behind everything else, so
+ * that it lets every P's work go first rather than just its own P's.
+ * Go's gosched_m is goschedImpl(gp, false) and gopreempt_m (the tick's
+ * preemption, sched/preempt.c) goschedImpl(gp, true).
+ *
+ * Preempted: Gs that devices readied run next on this P (Go's sysmon
+ * injects them when nobody polled for 10 ms; gmk has no sysmon, and the
+ * preemption is the tick's, sysmon's retake, or netpoll_kick's, which
+ * took the core for exactly these Gs). Without this, Ps kept busy by
+ * CPU-bound Gs would take those Gs back from the global queue before
+ * ever reaching findrunnable's netpoll step. (The preemption's trace
+ * event is emitted by its callers, which know whether it was async.)
+ */
+static inline __attribute__((always_inline, noreturn)) void
+gosched_common(struct g *gp, bool preempted)
+{
+	struct m *mp = getm();
+	if (preempted)
+		schedfp(mp->p, gp, SCHEDFP_PREEMPT);
+	else
+		traceGoSched(gp);
+	casgstatus(gp, _Grunning, _Grunnable);
+	dropg();
+	spin_lock_nopreempt(&sched.lock);	/* on g0 */
+	globrunqput(gp);
+	spin_unlock_nopreempt(&sched.lock);
+	if (preempted && netpoll_pending()) {
+		struct gqueue q = { 0 };
+		netpoll(&q);
+		injectglist(mp->p, &q, true);
+	}
+	wakep();
+	schedule_m(mp);
+}
+
+void goschedImpl(struct g *gp, bool preempted)
+{
+	gosched_common(gp, preempted);
+}
+
+SCHED_HOT void gosched_m(struct g *gp)
+{
+	gosched_common(gp, false);
+}
+
+/* goyield_m: like gosched_m, but gp goes to the tail of this P's own
+ * queue (Go's goyield, for semrelease's direct hand-off: the waiter in
+ * runnext runs at once, and the yielder soon after on the same P). */
+SCHED_HOT void goyield_m(struct g *gp)
+{
+	struct m *mp = getm();
+	struct p *pp = mp->p;
+	casgstatus(gp, _Grunning, _Grunnable);
+	dropg();
+	runqput(pp, gp, false);
+	schedule_m(mp);
+}
+
+SCHED_HOT void goexit0(struct g *gp)
+{
+	struct m *mp = getm();
+	traceGoEnd(gp);
+	casgstatus(gp, _Grunning, _Gdead);
+	dropg();
+	gp->entry = NULL;
+	gp->arg = NULL;
+	gp->waitreason = 0;
+	gfput(mp->p, gp);
+	schedule_m(mp);
+}
 
 /* ---- start-up ---------------------------------------------------------- */
 

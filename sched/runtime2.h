@@ -207,7 +207,7 @@ static inline void gqueue_push(struct gqueue *q, struct g *gp)
 	q->size++;
 }
 
-static inline void gqueue_pushback(struct gqueue *q, struct g *gp)
+static inline __attribute__((always_inline)) void gqueue_pushback(struct gqueue *q, struct g *gp)
 {
 	gp->schedlink = NULL;
 	if (q->tail != NULL)

@@ -55,8 +55,13 @@ static inline void wakep(void)
 		return;
 	wakep_idle();
 }
-/* park.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
+/* proc.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
 SCHED_HOT __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
+/* proc.c: the mcall targets of gopark, gosched, goyield and goexit (park.c). */
+SCHED_HOT void park_m(struct g *gp);
+SCHED_HOT void gosched_m(struct g *gp);
+SCHED_HOT void goyield_m(struct g *gp);
+SCHED_HOT void goexit0(struct g *gp);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
 void goyield(void);
 /* The check for a G running with its stack pointer at sp (the tick). */
