@@ -46,6 +46,7 @@ static void cpu_setup_struct(unsigned i)
 
 	c->self = c;
 	c->id = i;
+	c->spin_tag = i + 1;
 	c->stack_top = (uintptr_t)cpu_stacks[i] + KSTACK_SIZE;
 	c->irq_stack_top = (uintptr_t)irq_stacks[i] + IRQ_STACK_SIZE;
 }

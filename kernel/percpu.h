@@ -26,6 +26,7 @@ struct cpu {
 	uintptr_t irq_stack_top;	/* exception/interrupt stack (SP_EL1 / IST1) */
 	struct m *m;			/* the M bound to this core (sched/) */
 	int online;			/* set by the core itself when up */
+	uint32_t spin_tag;		/* id + 1: what a lock this core holds reads */
 
 	/* Counters, written by this core only. */
 	uint64_t timer_irqs;

@@ -1,10 +1,10 @@
 /*
- * Ticket locks. A core takes a ticket with one fetch-and-add and waits until
- * `owner` reaches it, so waiters are served in arrival order.
+ * Spinlocks (kernel/spinlock.h says why not tickets): the out-of-line
+ * parts, the wait for a held lock and the reports of misuse.
  *
  * Holding a lock (and waiting for one) raises the preempt-off count
- * (kernel/preempt.h): a G preempted with a ticket in hand would stall
- * every other core queued behind it for a whole time slice.
+ * (kernel/preempt.h): a G preempted with the lock held would stall
+ * every other core that wants it for a whole time slice.
  */
 #include "kernel/spinlock.h"
 #include "kernel/atomic.h"
@@ -17,38 +17,45 @@ void (*preempt_safepoint_hook)(void);
 
 void spin_init(struct spinlock *l, const char *name)
 {
-	l->next = 0;
-	l->owner = 0;
+	l->locked = 0;
 	l->name = name;
-	l->holder = -1;
 }
 
-/* spin_lock's wait, out of line: the lock was held when we took our
- * ticket. */
-void spin_lock_wait(struct spinlock *l, uint32_t ticket)
+static const char *spin_name(const struct spinlock *l)
 {
-	while (atomic_load32(&l->owner) != ticket)
-		arch_cpu_relax();
+	return l->name ? l->name : "lock";
+}
+
+/* spin_lock's wait, out of line: the lock was held when we tried. Spin
+ * reading (the cache line stays shared until the holder's release), then
+ * try again. A core that asks for a lock it holds would wait forever:
+ * that is a bug to report, not to wait for. */
+void spin_lock_wait(struct spinlock *l, uint32_t me)
+{
+	if (atomic_load32(&l->locked) == me)
+		panic("spin_lock of %s: this core (%u) already holds it", spin_name(l), me - 1);
+	do {
+		while (atomic_load32(&l->locked) != 0)
+			arch_cpu_relax();
+	} while (!atomic_cas32(&l->locked, 0, me));
 }
 
 bool spin_trylock(struct spinlock *l)
 {
 	preempt_disable();
-	uint32_t owner = atomic_load32(&l->owner);
-
-	/* Free only when nobody holds or waits: next == owner. */
-	if (!atomic_cas32(&l->next, owner, owner + 1)) {
+	if (atomic_load32(&l->locked) != 0 || !atomic_cas32(&l->locked, 0, spin_tag())) {
 		preempt_enable();
 		return false;
 	}
-	__atomic_store_n(&l->holder, (int32_t)this_cpu()->id, __ATOMIC_RELAXED);
 	return true;
 }
 
 void spin_unlock_bad(struct spinlock *l)
 {
-	panic("spin_unlock of %s: not held by this core (holder %d)",
-	      l->name ? l->name : "lock", l->holder);
+	uint32_t v = atomic_load32(&l->locked);
+	if (v == 0)
+		panic("spin_unlock of %s: not held (unlocked twice?)", spin_name(l));
+	panic("spin_unlock of %s on core %u: held by core %u", spin_name(l), cpu_id(), v - 1);
 }
 
 unsigned long spin_lock_irqsave(struct spinlock *l)

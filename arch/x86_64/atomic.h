@@ -28,7 +28,7 @@
 	/* store-release: a plain mov (TSO) + compiler barrier */              \
 	static inline void atomic_store##sfx(volatile T *p, T v)              \
 	{                                                                      \
-		asm volatile("mov" w " %1, %0" : "=m"(*p) : "r"(v) : "memory"); \
+		asm volatile("mov" w " %1, %0" : "=m"(*p) : "er"(v) : "memory"); \
 	}                                                                      \
 	/* seq-cst CAS: lock cmpxchg is a full barrier; ZF says success */     \
 	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)      \

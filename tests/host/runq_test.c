@@ -484,26 +484,22 @@ static void test_stress_owner_and_thieves(void)
 /* ---- the kernel underneath: its own spinlock and panic -------------------- */
 
 /* The tests run on kernel/spinlock.c and kernel/panic.c (host.h), not on
- * copies: unlocking a lock this core does not hold is the kernel's panic,
- * its report on stdout and exit status 1. In a child, which it ends. */
-static void test_kernel_spinlock_misuse_panics(void)
+ * copies. Runs misuse(l) in a child, which the kernel's panic ends with
+ * its report on stdout and exit status 1; checks for want in it. */
+static void spinlock_misuse_case(void (*misuse)(struct spinlock *), const char *want)
 {
 	struct spinlock l = SPINLOCK_INIT("host-test");
 	int fds[2];
 	char out[2048];
 	size_t len = 0;
 
-	spin_lock(&l);
-	REQUIRE(spin_held(&l), "spin_held after spin_lock");
-	spin_unlock(&l);
-	REQUIRE(!spin_held(&l), "spin_held after spin_unlock");
 	REQUIRE(pipe(fds) == 0, "pipe");
 	fflush(NULL);
 	pid_t pid = fork();
 	REQUIRE(pid >= 0, "fork");
 	if (pid == 0) {
 		dup2(fds[1], 1);
-		spin_unlock(&l);
+		misuse(&l);
 		_exit(0);		/* not reached: it panics */
 	}
 	close(fds[1]);
@@ -515,8 +511,37 @@ static void test_kernel_spinlock_misuse_panics(void)
 	int st;
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "child status 0x%x", st);
-	CHECK(strstr(out, "panic: core 0: spin_unlock of host-test: not held by this core"),
-	      "no kernel panic report; the child wrote:\n%s", out);
+	CHECK(strstr(out, want), "no '%s' in the child's report; it wrote:\n%s", want, out);
+}
+
+static void unlock_unheld(struct spinlock *l) { spin_unlock(l); }
+static void lock_twice(struct spinlock *l) { spin_lock(l); spin_lock(l); }
+static void unlock_others(struct spinlock *l)
+{
+	spin_lock(l);
+	l->locked = 1 + 7;	/* as if core 7 held it */
+	spin_unlock(l);
+}
+
+/* Unlocking a lock nobody holds, or another core's, and taking one this
+ * core holds (which would wait for ever): each a panic that says so. */
+static void test_kernel_spinlock_misuse_panics(void)
+{
+	struct spinlock l = SPINLOCK_INIT("host-test");
+	spin_lock(&l);
+	REQUIRE(spin_held(&l), "spin_held after spin_lock");
+	spin_unlock(&l);
+	REQUIRE(!spin_held(&l), "spin_held after spin_unlock");
+	REQUIRE(spin_trylock(&l), "spin_trylock of a free lock");
+	REQUIRE(!spin_trylock(&l), "spin_trylock of a held lock succeeded");
+	spin_unlock(&l);
+
+	spinlock_misuse_case(unlock_unheld,
+			     "panic: core 0: spin_unlock of host-test: not held (unlocked twice?)");
+	spinlock_misuse_case(lock_twice,
+			     "panic: core 0: spin_lock of host-test: this core (0) already holds it");
+	spinlock_misuse_case(unlock_others,
+			     "panic: core 0: spin_unlock of host-test on core 0: held by core 7");
 }
 
 /* ---- runner ------------------------------------------------------------- */
