@@ -45,8 +45,7 @@ static void cpu_setup_struct(unsigned i)
 	struct cpu *c = &cpus[i];
 
 	c->self = c;
-	c->id = i;
-	c->spin_tag = i + 1;
+	cpu_set_id(c, i);
 	c->stack_top = (uintptr_t)cpu_stacks[i] + KSTACK_SIZE;
 	c->irq_stack_top = (uintptr_t)irq_stacks[i] + IRQ_STACK_SIZE;
 }

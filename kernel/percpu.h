@@ -85,10 +85,25 @@ static inline struct cpu *this_cpu(void) { return arch_this_cpu(); }
 	asm volatile("movl %%gs:%c1, %0" : "=r"(v_)			\
 		     : "i"(offsetof(struct cpu, field)) : "memory");	\
 	v_; })
+#define THIS_CPU_WRITE32(field, val) do {				\
+	_Static_assert(sizeof(((struct cpu *)0)->field) == 4, #field);	\
+	asm volatile("movl %1, %%gs:%c0"				\
+		     : : "i"(offsetof(struct cpu, field)),		\
+		       "ri"((uint32_t)(val)) : "memory");		\
+	} while (0)
 #else
 #define THIS_CPU_READ32(field) (this_cpu()->field)
+#define THIS_CPU_WRITE32(field, val) (this_cpu()->field = (val))
 #endif
 
 static inline unsigned cpu_id(void) { return THIS_CPU_READ32(id); }
+
+/* Number core c: its id and what a spinlock it holds reads (id + 1; a 0
+ * would make every lock it takes look free). The one place both are set. */
+static inline void cpu_set_id(struct cpu *c, uint32_t id)
+{
+	c->id = id;
+	c->spin_tag = id + 1;
+}
 
 #endif

@@ -140,6 +140,13 @@ static void tick(struct trapframe *tf)
 	 * catch it here (sched/gproc.c). Its sp counts only outside the
 	 * switch code, which sets g and sp one instruction apart. */
 	stackcheck_sp(gp, arch_frame_preemptible(tf) ? arch_frame_sp(tf) : 0);
+	/* The longest a G has held this P without a switch, as the ticks
+	 * see it: a hold that ends before a tick is shorter than a slice
+	 * and not of interest. (schedule() measured every switch, a few
+	 * instructions each, before issue 14.) */
+	uint64_t r = atomic_load64(&pp->runwhen);
+	if (r && now > r && now - r > pp->maxhold_ns)
+		pp->maxhold_ns = now - r;
 	uint64_t w = timers_when0(pp);
 	bool expired = now - pp->schedwhen >= slice;
 	bool timers_due = w != 0 && w <= now;

@@ -347,14 +347,9 @@ static uint64_t watchdog_check(uint64_t now)
 		       (unsigned long)__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED));
 	}
 	atomic_store32(&sched.nstalled, nstalled);
+	if (nstalled)
+		atomic_xchg64(&sched.g0work_due, 0);	/* every round, while stuck */
 	return next;
-}
-
-/* Go's sysmon stand-in for the busy cores: at most every period. */
-SCHED_INLINE void watchdog_maybe(uint64_t now)
-{
-	if (now - atomic_load64(&sched.watchdog_last) >= WATCHDOG_PERIOD_NS)
-		watchdog_check(now);
 }
 
 uint64_t sched_watchdog_reports(void)
@@ -364,13 +359,39 @@ uint64_t sched_watchdog_reports(void)
 
 /* Fire the due timers of Ps whose cores are stuck; the Gs they ready
  * come to pp (on g0, with pp). */
-SCHED_INLINE void timers_run_stalled(uint64_t now)
+static void timers_run_stalled(uint64_t now)
 {
-	if (!atomic_load32(&sched.nstalled))
-		return;
 	for (uint32_t i = 0; i < sched.nprocs; i++)
 		if (allp[i] != getm()->p && p_stalled(allp[i]))
 			timers_run(allp[i], now);
+}
+
+/*
+ * findrunnable's periodic work, out of line: schedtrace, the watchdog
+ * (Go's sysmon stand-in for the busy cores, at most every period), and
+ * the timers of Ps whose cores it found stuck. Each switch compares its
+ * clock with one deadline, sched.g0work_due, instead of making the three
+ * checks (~6 instructions a switch, issue 14). The deadline is 0 (every
+ * round) while a core is stuck or schedtrace is on.
+ */
+static __attribute__((noinline)) void g0_periodic(uint64_t now)
+{
+	if (kopts.schedtrace_ms != 0)
+		schedtrace_maybe();
+	uint64_t last = atomic_load64(&sched.watchdog_last);
+	if (now - last >= WATCHDOG_PERIOD_NS) {
+		watchdog_check(now);
+		last = now;
+	}
+	if (atomic_load32(&sched.nstalled))
+		timers_run_stalled(now);
+	/* A full barrier (xchg) between the store and the loads below: a
+	 * watchdog_check on another core that found a stall stores nstalled
+	 * and then 0 here; either it comes after our store, or we see its
+	 * nstalled and put the 0 back. */
+	atomic_xchg64(&sched.g0work_due, last + WATCHDOG_PERIOD_NS);
+	if (atomic_load32(&sched.nstalled) || kopts.schedtrace_ms != 0)
+		atomic_store64(&sched.g0work_due, 0);
 }
 
 /* ---- parking the core ---------------------------------------------- */
@@ -692,15 +713,13 @@ static inline __attribute__((always_inline)) struct g *
 findrunnable_local(struct m *mp, bool *inherit_time, uint64_t now)
 {
 	struct g *gp;
-	if (__builtin_expect(kopts.schedtrace_ms != 0, 0))
-		schedtrace_maybe();
 	struct p *pp = mp->p;
 	*inherit_time = false;
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
-	 * cores the watchdog found stuck. */
-	watchdog_maybe(now);
-	timers_run_stalled(now);
+	 * cores the watchdog found stuck (g0_periodic). */
+	if (__builtin_expect(now >= atomic_load64(&sched.g0work_due), 0))
+		g0_periodic(now);
 	uint64_t when0 = atomic_load64(&pp->timers.when0);
 	bool timer_readied = when0 != 0 && when0 <= now &&
 			     timers_run(pp, now) != 0 &&
@@ -917,7 +936,14 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	struct g *gp = findrunnable_local(mp, inherit_time, *nowp);
 	if (__builtin_expect(gp != NULL, 1))
 		return gp;
-	return findrunnable_slow(mp, inherit_time, nowp);
+	/* Copies whose addresses go out of line: the caller's own stay in
+	 * registers on the fast path (they were spilled at every switch). */
+	bool inherit;
+	uint64_t now = *nowp;
+	gp = findrunnable_slow(mp, &inherit, &now);
+	*inherit_time = inherit;
+	*nowp = now;
+	return gp;
 }
 
 /* ---- running --------------------------------------------------------- */
@@ -941,7 +967,7 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	gp->m = mp;
 	casgstatus(gp, _Grunnable, _Grunning);
 	gp->preempt = 0;
-	mp->cpu->resched = 0;
+	THIS_CPU_WRITE32(resched, 0);	/* mp->cpu's: we run on it */
 	if (!inherit_time) {
 		pp->schedtick++;
 		pp->schedwhen = now;	/* the tick measures the slice from here */
@@ -975,7 +1001,7 @@ void execute(struct g *gp, bool inherit_time)
  */
 static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m *mp)
 {
-	if (__builtin_expect(mp->cpu->preempt_off != 0, 0))
+	if (__builtin_expect(THIS_CPU_READ32(preempt_off) != 0, 0))
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
 		      "holding a spinlock?)", mp->id, mp->cpu->preempt_off);
 	struct p *pp = mp->p;
@@ -984,13 +1010,9 @@ static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m 
 	 * schedtick from its own thread. gmk's tick, which stands in for
 	 * sysmon, measures the slice from execute's stamp instead. */
 	uint64_t now = nanotime();
-	if (pp->runwhen) {
-		/* The G that ran last held the P this long without a switch. */
-		uint64_t held = now - pp->runwhen;
-		if (held > pp->maxhold_ns)
-			pp->maxhold_ns = held;
-		atomic_store64(&pp->runwhen, 0);
-	}
+	/* Between two Gs (the watchdog reads it). How long the last one
+	 * held the P, maxhold_ns, the tick measures (preempt.c). */
+	atomic_store64(&pp->runwhen, 0);
 	bool inherit;
 	struct g *gp = findrunnable(mp, &inherit, &now);
 	/* This M found work: if it was spinning, it stops, and starts the

@@ -151,7 +151,7 @@ struct p {
 	uint64_t nidle;			/* times the P went idle */
 	uint64_t npreempt;		/* Gs preempted at interrupt exit */
 	uint64_t npreemptsafe;		/* Gs preempted at a safe point */
-	uint64_t maxhold_ns;		/* longest a G held the P unswitched */
+	uint64_t maxhold_ns;		/* longest a tick saw a G hold the P unswitched */
 
 	/* fingerprint=on (sched/fingerprint.c): a running hash of this P's
 	 * executes, steals and preemptions, and how many of each (owner
@@ -181,6 +181,9 @@ struct schedt {
 	struct m *timerm;
 	volatile uint32_t nstalled;	/* cores the watchdog found stuck */
 	volatile uint64_t watchdog_last; /* nanotime of the last check */
+	/* When findrunnable next does its periodic work (g0_periodic: the
+	 * watchdog, stuck Ps' timers, schedtrace); 0: at every round. */
+	volatile uint64_t g0work_due;
 	volatile uint64_t nwatchdog;	/* stalls reported */
 	uint32_t nprocs;		/* Go's gomaxprocs */
 

@@ -8,7 +8,8 @@
  *         preempt=ASYNC+SAFEPOINT maxhold=..us timers=..
  *
  * preempt counts the Gs the tick switched out at interrupt exit and at a
- * safe point; maxhold is the longest any G held the P without a switch.
+ * safe point; maxhold is the longest a timer tick saw a G hold the P
+ * without a switch (holds shorter than a slice end before a tick).
  *
  * Go prints from sysmon; gmk has none, so whichever core passes through
  * the scheduler (or wakes from idle) after the deadline prints, and a CAS

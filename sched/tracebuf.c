@@ -71,7 +71,7 @@ struct tracebuf {
 	uint32_t lost;
 } __cacheline_aligned;
 
-volatile bool trace_enabled;
+bool trace_enabled;
 static struct tracebuf tracebufs[MAX_CPUS];
 static uint64_t trace_start_counter;
 static bool trace_hex_only;
@@ -82,7 +82,7 @@ void trace_event(uint32_t type, uint64_t a, uint64_t b)
 	struct m *mp = this_cpu()->m;
 	struct p *pp = mp ? mp->p : NULL;
 
-	if (pp && trace_enabled) {
+	if (pp && __atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE)) {
 		struct tracebuf *tb = &tracebufs[pp->id];
 		uint32_t n = tb->n;
 		if (n < tb->cap) {
@@ -165,7 +165,7 @@ void trace_init(void)
 	trace_start_counter = arch_counter();
 	printf("gmk: execution trace on: %llu KiB per P (%u events)\n",
 	       (unsigned long long)(npages * PAGE_SIZE / 1024), tracebufs[0].cap);
-	trace_enabled = true;	/* before the other cores start (smp_release_cores) */
+	__atomic_store_n(&trace_enabled, true, __ATOMIC_RELEASE);	/* before the other cores start (smp_release_cores) */
 }
 
 /* ---- writing out --------------------------------------------------- */
@@ -238,9 +238,9 @@ void trace_dump(void)
 	uint64_t total = 64 + 8, events = 0, lost = 0;
 	const char *sink = NULL;
 
-	if (!trace_enabled)
+	if (!__atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE))
 		return;
-	trace_enabled = false;
+	__atomic_store_n(&trace_enabled, false, __ATOMIC_SEQ_CST);
 	for (uint32_t i = 0; i < sched.nprocs; i++) {
 		/* load-acquire: pairs with trace_event's store-release */
 		counts[i] = atomic_load32(&tracebufs[i].n);

@@ -22,7 +22,7 @@ static inline void host_cpu_init(unsigned id)
 	if (id >= MAX_CPUS)
 		panic("host_cpu_init: core %u >= MAX_CPUS", id);
 	cpus[id].self = &cpus[id];
-	cpus[id].id = id;
+	cpu_set_id(&cpus[id], id);
 	arch_set_this_cpu(&cpus[id]);
 }
 
