@@ -24,9 +24,8 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	struct m *mp = gp->m;
 	if (gp == mp->g0)
 		panic("gopark on g0");
-	if (readgstatus(gp) != _Grunning)
-		panic("gopark: goroutine %llu is not running",
-		      (unsigned long long)gp->goid);
+	/* A G that is not _Grunning here: park_m's casgstatus reports it,
+	 * naming the G and both statuses. */
 	mp->waitunlockf = unlockf;
 	mp->waitlock = lock;
 	gp->waitreason = reason;

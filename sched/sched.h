@@ -181,31 +181,34 @@ SCHED_INLINE struct g *globrunqgetchain(int32_t max, struct g **rest, int32_t *n
 {
 	assert_sched_locked();
 	int32_t size = sched.runq.size;
-	*rest = NULL;
-	*nrest = 0;
-	if (size == 0)
+	if (size == 0) {
+		*rest = NULL;
+		*nrest = 0;
 		return NULL;
+	}
 	int32_t n = size;
-	if (sched.nprocs > 1)		/* at 1 P, no division */
+	if (sched.nprocs > 1) {		/* at 1 P, no division */
 		n = size / (int32_t)sched.nprocs + 1;
-	if (n > size)
-		n = size;
-	if (n > max)
+		if (n > size)
+			n = size;
+	}
+	if (n > max)			/* max >= 1, so n >= 1 */
 		n = max;
-	if (n < 1)
-		n = 1;
 
-	/* Detach the first n Gs as one chain (a walk, not n pops and
-	 * pushes: this runs every other gosched at 1 P). */
+	/* Detach the first n Gs as one chain: the whole queue as it is
+	 * (at 1 P, every other gosched), or a walk to the n-th. */
 	struct g *gp = sched.runq.head;
-	struct g *last = gp;
-	for (int32_t i = 1; i < n; i++)
-		last = last->schedlink;
-	sched.runq.head = last->schedlink;
-	if (sched.runq.head == NULL)
-		sched.runq.tail = NULL;
-	sched.runq.size -= n;
-	last->schedlink = NULL;
+	if (n == size) {
+		sched.runq.head = sched.runq.tail = NULL;	/* tail's link is NULL */
+		sched.runq.size = 0;
+	} else {
+		struct g *last = gp;
+		for (int32_t i = 1; i < n; i++)
+			last = last->schedlink;
+		sched.runq.head = last->schedlink;		/* not NULL: n < size */
+		sched.runq.size = size - n;
+		last->schedlink = NULL;
+	}
 	*rest = gp->schedlink;
 	*nrest = n - 1;
 	gp->schedlink = NULL;
