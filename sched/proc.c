@@ -938,7 +938,8 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 		return gp;
 	/* Copies whose addresses go out of line: the caller's own stay in
 	 * registers on the fast path (they were spilled at every switch). */
-	bool inherit;
+	bool inherit = false;	/* what findrunnable_local set; the slow
+				 * path's finds start a new slice */
 	uint64_t now = *nowp;
 	gp = findrunnable_slow(mp, &inherit, &now);
 	*inherit_time = inherit;
