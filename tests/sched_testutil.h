@@ -23,8 +23,9 @@ static inline uint64_t wait_count(volatile uint64_t *counter, uint64_t want,
  * *counter reaches want, and gives up only when neither it nor *progress
  * (a count the workers bump as they go) has moved for stall_ns. A hosted
  * board with more core threads than host CPUs, on a loaded host, can take
- * tens of seconds for thousands of switches through sched.lock (a ticket
- * lock whose next holder the host has descheduled), as the kernel before
+ * tens of seconds for thousands of switches through sched.lock (a lock
+ * whose holder the host has descheduled; with the ticket locks before
+ * issue 14's fourth round, also its next in line), as the kernel before
  * these tests did too; a lost G stops both counts.
  */
 static inline uint64_t wait_count_progress(volatile uint64_t *counter, uint64_t want,
