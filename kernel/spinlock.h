@@ -15,10 +15,15 @@
  *   again (make test's replay boots and the hosted board's loaded runs
  *   met that for seconds to minutes). Here the lock goes to whoever asks
  *   while it is free.
- * What tickets gave, FIFO order among waiting cores, Go's runtime locks
- * (lock_futex.go: spin, then sleep) do not give either; gmk's critical
- * sections are a few dozen instructions, so a waiter finds the lock free
- * within a few tries.
+ * What tickets gave, that no waiting core starves, a compare-and-swap
+ * lock gives only with help: a core can lose the race for the free lock
+ * again and again (one hog-loaded boot in 40 saw a P do nothing for 2 s).
+ * So a waiter that has spun SPIN_STARVE_SPINS times asks for the lock:
+ * it names itself in `handoff` and sets SPIN_HANDOFF in the word, which
+ * sends the holder's unlock to its slow path, and that hands the lock
+ * over (stores the asker's tag) instead of freeing it. One asker at a
+ * time; the fast paths are unchanged. Go's sync.Mutex has the same
+ * starvation mode; its runtime locks have none.
  */
 #ifndef GMK_KERNEL_SPINLOCK_H
 #define GMK_KERNEL_SPINLOCK_H
@@ -27,11 +32,20 @@
 #include <stdint.h>
 
 struct spinlock {
-	volatile uint32_t locked;	/* 0: free; else 1 + the holder's core id */
+	volatile uint32_t locked;	/* 0: free; else 1 + the holder's core id,
+					 * | SPIN_HANDOFF when a waiter asked */
+	volatile uint32_t handoff;	/* the asking waiter's tag, 0: none */
 	const char *name;
 };
 
-#define SPINLOCK_INIT(nm) { .locked = 0, .name = (nm) }
+#define SPIN_HANDOFF	0x80000000u
+/* Failed looks at the word before a waiter asks for a hand-off. */
+#define SPIN_STARVE_SPINS 1024u
+
+#define SPINLOCK_INIT(nm) { .locked = 0, .handoff = 0, .name = (nm) }
+
+extern volatile uint64_t spin_handoffs;		/* hand-offs made, all locks */
+extern volatile uint32_t spin_starve_spins;	/* SPIN_STARVE_SPINS; tests lower it */
 
 void spin_init(struct spinlock *l, const char *name);
 bool spin_trylock(struct spinlock *l);
@@ -49,7 +63,9 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 #include "kernel/preempt.h"
 
 void spin_lock_wait(struct spinlock *l, uint32_t me);	/* spinlock.c */
-__attribute__((noreturn, cold)) void spin_unlock_bad(struct spinlock *l);
+/* Unlock's slow path: a hand-off to an asking waiter, or a misuse. */
+#define SPIN_SLOW_ATTR __attribute__((cold))
+SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l);
 
 /*
  * spin_lock_nopreempt / spin_unlock_nopreempt: the lock without the
@@ -76,9 +92,12 @@ static inline __attribute__((always_inline)) void spin_lock_nopreempt(struct spi
 
 static inline __attribute__((always_inline)) void spin_unlock_nopreempt(struct spinlock *l)
 {
-	/* Relaxed: waiters' CASes touch the word while we hold it. */
-	if (__builtin_expect(__atomic_load_n(&l->locked, __ATOMIC_RELAXED) != spin_tag(), 0))
-		spin_unlock_bad(l);
+	/* Relaxed: waiters' CASes touch the word while we hold it. Not
+	 * just our tag: a waiter asked for the lock, or we do not hold it. */
+	if (__builtin_expect(__atomic_load_n(&l->locked, __ATOMIC_RELAXED) != spin_tag(), 0)) {
+		spin_unlock_slow(l);
+		return;
+	}
 	/* store-release: the critical section happens before the next
 	 * holder's CAS sees the lock free. */
 	atomic_store32(&l->locked, 0);
@@ -100,7 +119,7 @@ static inline void spin_unlock(struct spinlock *l)
  * word is read atomically, as other cores write it. */
 static inline bool spin_held(const struct spinlock *l)
 {
-	return atomic_load32(&l->locked) == spin_tag();
+	return (atomic_load32(&l->locked) & ~SPIN_HANDOFF) == spin_tag();
 }
 
 #endif

@@ -523,6 +523,62 @@ static void unlock_others(struct spinlock *l)
 	spin_unlock(l);
 }
 
+/* Four cores on one lock with hand-offs on after a single failed look
+ * (spin_starve_spins = 1): the count must be exact and hand-offs must
+ * have happened, so the asking waiter's path is the one tested. Threads
+ * that the host runs one after the other do not contend: rounds repeat
+ * (up to 50) until some hand-off happened. This test found a deadlock:
+ * a waiter handed the lock while the next asker had flagged it did not
+ * see that it held the lock. */
+#define HANDOFF_THREADS 4
+#define HANDOFF_ITERS 200000
+#define HANDOFF_ROUNDS 50
+static struct spinlock handoff_lock = SPINLOCK_INIT("handoff-test");
+static uint64_t handoff_count;
+static volatile uint32_t handoff_ready;
+
+static void *handoff_worker(void *arg)
+{
+	host_cpu_init((unsigned)(uintptr_t)arg);
+	__atomic_add_fetch(&handoff_ready, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&handoff_ready, __ATOMIC_ACQUIRE) < HANDOFF_THREADS)
+		;			/* start together */
+	for (int i = 0; i < HANDOFF_ITERS; i++) {
+		spin_lock(&handoff_lock);
+		handoff_count++;	/* plain: the lock alone makes it exact */
+		spin_unlock(&handoff_lock);
+	}
+	return NULL;
+}
+
+static void test_kernel_spinlock_hands_off_to_a_starved_waiter(void)
+{
+	pthread_t th[HANDOFF_THREADS];
+	uint32_t saved = spin_starve_spins;
+	uint64_t h0 = spin_handoffs, h = 0;
+	int round;
+	spin_starve_spins = 1;
+	for (round = 1; round <= HANDOFF_ROUNDS && h == 0; round++) {
+		handoff_count = 0;
+		handoff_ready = 0;
+		for (uintptr_t i = 0; i < HANDOFF_THREADS; i++)
+			REQUIRE(pthread_create(&th[i], NULL, handoff_worker, (void *)(i + 1)) == 0,
+				"pthread_create");
+		for (int i = 0; i < HANDOFF_THREADS; i++)
+			pthread_join(th[i], NULL);
+		h = spin_handoffs - h0;
+		CHECK(handoff_count == (uint64_t)HANDOFF_THREADS * HANDOFF_ITERS,
+		      "round %d: count %llu, want %llu", round, (unsigned long long)handoff_count,
+		      (unsigned long long)HANDOFF_THREADS * HANDOFF_ITERS);
+	}
+	spin_starve_spins = saved;
+	printf("    %d x %d locks a round, %d rounds, %llu hand-offs\n", HANDOFF_THREADS,
+	       HANDOFF_ITERS, round - 1, (unsigned long long)h);
+	CHECK(h > 0, "no hand-off happened in %d rounds", HANDOFF_ROUNDS);
+	CHECK(handoff_lock.locked == 0 && handoff_lock.handoff == 0,
+	      "lock left as locked=%#x handoff=%u", handoff_lock.locked, handoff_lock.handoff);
+}
+
 /* Unlocking a lock nobody holds, or another core's, and taking one this
  * core holds (which would wait for ever): each a panic that says so. */
 static void test_kernel_spinlock_misuse_panics(void)
@@ -561,6 +617,7 @@ static const struct host_test tests[] = {
 	{ "runqempty_never_spurious", test_runqempty_never_spurious },
 	{ "stress_owner_and_thieves", test_stress_owner_and_thieves },
 	{ "kernel_spinlock_misuse_panics", test_kernel_spinlock_misuse_panics },
+	{ "kernel_spinlock_hands_off_to_a_starved_waiter", test_kernel_spinlock_hands_off_to_a_starved_waiter },
 };
 
 int main(int argc, char **argv)
