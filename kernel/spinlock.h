@@ -17,9 +17,9 @@
  *   while it is free.
  * What tickets gave, that no waiting core starves, a compare-and-swap
  * lock gives only with help: a core can lose the race for the free lock
- * again and again, in principle for ever (added when a hog-loaded boot
- * saw a P do nothing for 2 s; that came back with the hand-off too, so it
- * has another cause, still open under issue 14).
+ * again and again, in principle for ever. (Added when a hog-loaded boot
+ * saw a P do nothing for 2 s; that was not starvation but a P left at the
+ * bottom of the LIFO idle list, as Go leaves it: tests/sched_spawn.c.)
  * So a waiter that has spun SPIN_STARVE_SPINS times asks for the lock:
  * it names itself in `handoff` and sets SPIN_HANDOFF in the word, which
  * sends the holder's unlock to its slow path, and that hands the lock

@@ -1,6 +1,6 @@
 /*
  * Scheduler: spawning. Every G started runs exactly once, however many and
- * from wherever they are started, and the work spreads over every P.
+ * from wherever they are started, and the work spreads over the Ps.
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +37,22 @@ static void check_marks(uint32_t n)
 	EXPECT_EQ(atomic_load64(&nran), n);
 }
 
-TEST(sched_million_gs_from_one_g_run_exactly_once_on_every_p)
+/*
+ * A million Gs from one G: each runs exactly once, and the work spreads
+ * beyond the spawner's P (the woken spinners steal it, or take what the
+ * full local queue spilled to the global one).
+ *
+ * Not "on every P": idle Ps wait on a LIFO list, as in Go (pidleput), and
+ * wakep takes the one on top, so a P that went idle first is taken only
+ * when every P above it is busy at once. Seven of eight Ps can serve this
+ * spawner for the whole run, and then the eighth never leaves the list:
+ * seen under a CPU hog at qemu-virt-arm64 smp=8 (1 boot in 30 of this
+ * test alone), P7 ran none, had gone idle 0 times and was still idle,
+ * with no M. Which P serves is arbitrary (every core has an M that can
+ * take any P); what must hold is that no P idles while Gs wait for one,
+ * which sched_no_p_idles_while_runnable_gs_wait asserts.
+ */
+TEST(sched_million_gs_from_one_g_run_exactly_once_and_spread)
 {
 	uint32_t np = sched_nprocs();
 	uint64_t before[MAX_CPUS], after[MAX_CPUS];
@@ -55,12 +70,15 @@ TEST(sched_million_gs_from_one_g_run_exactly_once_on_every_p)
 	ASSERT_EQ(got, MILLION);
 	check_marks(MILLION);
 	nrun_snapshot(after);
+	uint32_t used = 0;
 	printf("# 1000000 Gs in %llu ms; Gs run per P:", (unsigned long long)ms);
-	for (uint32_t i = 0; i < np; i++)
+	for (uint32_t i = 0; i < np; i++) {
 		printf(" %llu", (unsigned long long)(after[i] - before[i]));
-	printf("\n");
-	for (uint32_t i = 0; i < np && np > 1; i++)
-		EXPECT_GT(after[i] - before[i], 0);
+		used += after[i] != before[i];
+	}
+	printf("; %u of %u Ps took part\n", used, np);
+	if (np > 1)
+		EXPECT_GE(used, 2);
 }
 
 /* One spawner per P, all at once; each spawns its share. */
