@@ -12,27 +12,56 @@
 #include <string.h>
 
 #include "kernel/cpu.h"
+#include "kernel/page.h"
 #include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "sched/gmk.h"
 #include "sched/sched.h"
+#include "sched/schedimpl.h"
 
 /* Gs that park for good, so that the overflowing G is not the only one
  * and not goroutine 1 or 2. */
+#define NBYSTANDERS 6
+static chan_t never;
+static struct g *volatile bystander[NBYSTANDERS];
+
 static void parker(void *arg)
 {
-	chan_recv(arg, NULL);
+	bystander[(uintptr_t)arg] = getg();
+	chan_recv(never, NULL);
 }
 
+/* Start them and wait until every one is parked: a small stack's
+ * overflow writes over whatever lies below it, and a bystander still on
+ * its way to the channel must not trip over that before the overflow is
+ * reported. */
 static void start_bystanders(void)
 {
-	static chan_t never;
-
 	never = chan_make(0, 0);
-	for (int i = 0; i < 3; i++) {
-		go(parker, never);
-		go_stack(parker, never, G_STACK_SMALL);
+	for (uintptr_t i = 0; i < NBYSTANDERS; i += 2) {
+		go(parker, (void *)i);
+		go_stack(parker, (void *)(i + 1), G_STACK_SMALL);
 	}
+	for (int i = 0; i < NBYSTANDERS; i++)
+		while (!bystander[i] || readgstatus(bystander[i]) != _Gwaiting)
+			gosched();
+}
+
+/*
+ * Is the running G's small stack the lowest piece of its pool page? Below
+ * that piece lies another allocation's memory (a channel, a G record...),
+ * and what an overflow does there depends on the page allocator's layout.
+ * Below any other piece lies the next piece of the same page, which the
+ * pool hands out after it (highest first): pool memory, free or a
+ * parked bystander's stack top. Then hand fn to a new G, which takes
+ * the next piece, and stay out of the way.
+ */
+static bool handed_off_lowest_piece(void (*fn)(void *))
+{
+	if (getg()->stack_lo % PAGE_SIZE != 0)
+		return false;
+	go_stack(fn, NULL, G_STACK_SMALL);
+	return true;
 }
 
 /* ---- 64 KiB of locals on a 16 KiB stack -------------------------------- */
@@ -95,6 +124,9 @@ static __attribute__((noinline)) void dig(int depth)
 static void overflow_and_spin(void *arg)
 {
 	(void)arg;
+	if (handed_off_lowest_piece(overflow_and_spin))
+		for (;;)
+			gosched();
 	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
 			  (unsigned long long)goid());
 	small_lo = getg()->stack_lo;
@@ -119,6 +151,9 @@ TEST_FATAL(sched_small_stack_overflow_then_spin_names_the_g,
 static void overflow_and_spin_unpreemptible(void *arg)
 {
 	(void)arg;
+	if (handed_off_lowest_piece(overflow_and_spin_unpreemptible))
+		for (;;)
+			gosched();
 	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
 			  (unsigned long long)goid());
 	small_lo = getg()->stack_lo;
