@@ -3,8 +3,9 @@
  * free lists that recycle both (per P, spilling to a global list).
  *
  * A G's stack comes from the page allocator (default-size ones in
- * batches, below) with its lowest page unmapped: a guard page, so that an overflow faults at once and the fault handler
- * can name the G (sched_fault_describe). Stacks stay with their G record
+ * batches, below) with its lowest page unmapped: a guard page, so that
+ * an overflow faults at once and the fault handler can name the G
+ * (sched_fault_describe). Stacks stay with their G record
  * when it dies and are reused with it; that is what makes a million short
  * Gs cheap.
  */
@@ -412,7 +413,6 @@ uint64_t g_record_pages_bytes(void)
 }
 
 /* The first function of every G: run its entry, then exit. */
-uint64_t dbg_alloc_ns, dbg_alloc_n;
 static void gstart(void)
 {
 	struct g *gp = getg();
@@ -440,9 +440,7 @@ newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 		if (!newg)
 			fatal("out of memory allocating a goroutine record (%zu bytes) "
 			      "for goroutine %llu", G_RECORD_BYTES, (unsigned long long)id);
-		{ extern uint64_t dbg_alloc_ns, dbg_alloc_n; uint64_t t0 = nanotime();
 		stackalloc(newg, (size_t)stack_bytes, id);
-		dbg_alloc_ns += nanotime() - t0; dbg_alloc_n++; }
 		casgstatus(newg, _Gidle, _Gdead);
 		allgadd(newg);
 	}
