@@ -542,16 +542,24 @@ TEST(sched_one_idle_core_wakes_per_timer)
 {
 	uint32_t np = sched_nprocs();
 	sleep_ns(5 * NSEC_PER_MSEC);	/* let the others settle idle */
-	uint64_t irq0 = 0, irq1 = 0;
+	uint64_t irq0[MAX_CPUS], irqs = 0;
 	for (unsigned i = 0; i < ncpus; i++)
-		irq0 += atomic_load64(&cpus[i].timer_irqs);
+		irq0[i] = atomic_load64(&cpus[i].timer_irqs);
+	uint64_t t0 = nanotime();
 	for (uint32_t i = 0; i < IDLE_SLEEPS; i++)
 		sleep_ns(5 * NSEC_PER_MSEC);
-	for (unsigned i = 0; i < ncpus; i++)
-		irq1 += atomic_load64(&cpus[i].timer_irqs);
-	uint64_t irqs = irq1 - irq0;
-	printf("# %u sleeps with %u Ps idle: %llu timer interrupts on %u cores\n",
-	       IDLE_SLEEPS, np, (unsigned long long)irqs, ncpus);
+	uint64_t took = nanotime() - t0;
+	char per[8 * MAX_CPUS] = "";
+	for (unsigned i = 0, len = 0; i < ncpus; i++) {
+		uint64_t n = atomic_load64(&cpus[i].timer_irqs) - irq0[i];
+		irqs += n;
+		if (len < sizeof per)
+			len += (unsigned)snprintf(per + len, sizeof per - len, " %llu",
+						  (unsigned long long)n);
+	}
+	printf("# %u sleeps with %u Ps idle: %llu timer interrupts on %u cores "
+	       "(per core:%s) in %llu ms\n", IDLE_SLEEPS, np, (unsigned long long)irqs,
+	       ncpus, per, (unsigned long long)(took / NSEC_PER_MSEC));
 	/* One per sleep, up to two where the timer fires a little before
 	 * its deadline and is re-armed for the rest (seen on x86 with the
 	 * host loaded); nprocs per sleep before, so at 3 Ps or more the two
