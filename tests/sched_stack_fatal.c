@@ -53,15 +53,16 @@ static void start_bystanders(void)
  * and what an overflow does there depends on the page allocator's layout.
  * Below any other piece lies the next piece of the same page, which the
  * pool hands out after it (highest first): pool memory, free or a
- * parked bystander's stack top. Then hand fn to a new G, which takes
- * the next piece, and stay out of the way.
+ * parked bystander's stack top. So on the lowest piece, hand fn to a
+ * new G, which takes the next piece, and stay out of the way for good.
  */
-static bool handed_off_lowest_piece(void (*fn)(void *))
+static void leave_the_lowest_piece_to(void (*fn)(void *))
 {
 	if (getg()->stack_lo % PAGE_SIZE != 0)
-		return false;
+		return;
 	go_stack(fn, NULL, G_STACK_SMALL);
-	return true;
+	for (;;)
+		gosched();
 }
 
 /* ---- 64 KiB of locals on a 16 KiB stack -------------------------------- */
@@ -120,9 +121,7 @@ static __attribute__((noinline)) void dig(int depth)
 static void overflow_and_spin(void *arg)
 {
 	(void)arg;
-	if (handed_off_lowest_piece(overflow_and_spin))
-		for (;;)
-			gosched();
+	leave_the_lowest_piece_to(overflow_and_spin);
 	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
 			  (unsigned long long)goid());
 	small_lo = getg()->stack_lo;
@@ -147,9 +146,7 @@ TEST_FATAL(sched_small_stack_overflow_then_spin_names_the_g,
 static void overflow_and_spin_unpreemptible(void *arg)
 {
 	(void)arg;
-	if (handed_off_lowest_piece(overflow_and_spin_unpreemptible))
-		for (;;)
-			gosched();
+	leave_the_lowest_piece_to(overflow_and_spin_unpreemptible);
 	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
 			  (unsigned long long)goid());
 	small_lo = getg()->stack_lo;
