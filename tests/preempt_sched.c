@@ -117,6 +117,7 @@ struct pingpong {
 	volatile uint32_t stop;
 	volatile uint32_t exited;
 	volatile uint64_t *alldone;
+	struct g *gs[2];		/* the pair, for a stall report */
 };
 
 static void pp_park(struct pingpong *pp)
@@ -134,6 +135,7 @@ static void pp_wake_partner(struct pingpong *pp)
 
 static void pp_run(struct pingpong *pp, bool start_parked)
 {
+	pp->gs[start_parked] = getg();
 	if (start_parked)
 		pp_park(pp);
 	for (;;) {
@@ -156,8 +158,59 @@ static void pp_run(struct pingpong *pp, bool start_parked)
 static void pp_first(void *arg) { pp_run(arg, false); }
 static void pp_second(void *arg) { pp_run(arg, true); }
 
+/* Where gp is now, as far as racy reads of the queues can tell. */
+static void pp_where(struct g *gp, char *buf, size_t len)
+{
+	if (!gp) {
+		snprintf(buf, len, "not started");
+		return;
+	}
+	int n = snprintf(buf, len, "goid %llu %s", (unsigned long long)gp->goid,
+			 gstatus_string(readgstatus(gp)));
+	for (uint32_t i = 0; i < sched_nprocs(); i++) {
+		struct p *pp = sched_p(i);
+		struct m *mp = pp->m;
+		if (mp && mp->curg == gp)
+			n += snprintf(buf + n, len - n, ", running on P%u (core %u)", i, mp->id);
+		if (atomic_loaduintptr(&pp->runnext) == (uintptr_t)gp)
+			n += snprintf(buf + n, len - n, ", in P%u's runnext", i);
+		uint32_t h = atomic_load32(&pp->runqhead), t = atomic_load32(&pp->runqtail);
+		for (uint32_t k = h; t - h <= RUNQ_SIZE && k != t; k++)
+			if (pp->runq[k % RUNQ_SIZE] == gp)
+				n += snprintf(buf + n, len - n, ", in P%u's runq", i);
+	}
+	spin_lock(&sched.lock);
+	for (struct g *it = sched.runq.head; it; it = it->schedlink)
+		if (it == gp)
+			n += snprintf(buf + n, len - n, ", in the global runq");
+	spin_unlock(&sched.lock);
+}
+
+/* A pair that stopped handing off: the scheduler's state, for the log. */
+static void pp_report_stall(const char *name, struct pingpong *pp)
+{
+	char a[200], b[200];
+	uint64_t now = nanotime();
+	pp_where(pp->gs[0], a, sizeof a);
+	pp_where(pp->gs[1], b, sizeof b);
+	printf("# %s pair stalled at %llu hand-offs: parked %s; first: %s; second: %s\n",
+	       name, (unsigned long long)pp->handoffs, pp->parked ? "published" : "empty", a, b);
+	schedtrace_print();
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct cpu *c = &cpus[i];
+		uint64_t d = c->timer_deadline_ns, h = c->halted_since;
+		printf("#   core %u: %s, timer %s%lld us from now, last tick %lld us ago, "
+		       "%llu ticks, %llu IPIs\n", i,
+		       h ? "halted" : "running", d ? "" : "off ",
+		       d ? (long long)(d - now) / 1000 : 0,
+		       (long long)(now - c->last_tick_ns) / 1000,
+		       (unsigned long long)c->timer_irqs, (unsigned long long)c->ipis);
+	}
+}
+
 static void pp_start(struct pingpong *pp, uint64_t work, volatile uint64_t *alldone)
 {
+	pp->gs[0] = pp->gs[1] = NULL;
 	pp->parked = 0;
 	pp->count = pp->handoffs = 0;
 	pp->work = work;
@@ -197,8 +250,10 @@ TEST(preempt_ping_pong_hog_cannot_starve_a_light_pair)
 	sleep_ns(100 * NSEC_PER_MSEC);
 	bool one_p = sched_nprocs() == 1;
 	if (!one_p) {
-		sleep_until_count(&hog.handoffs, PP_MIN_HANDOFFS, SPIN_MAX_NS);
-		sleep_until_count(&light.handoffs, PP_MIN_HANDOFFS, SPIN_MAX_NS);
+		if (sleep_until_count(&hog.handoffs, PP_MIN_HANDOFFS, SPIN_MAX_NS) < PP_MIN_HANDOFFS)
+			pp_report_stall("hog", &hog);
+		if (sleep_until_count(&light.handoffs, PP_MIN_HANDOFFS, SPIN_MAX_NS) < PP_MIN_HANDOFFS)
+			pp_report_stall("light", &light);
 	}
 	atomic_store32(&hog.stop, 1);
 	atomic_store32(&light.stop, 1);
