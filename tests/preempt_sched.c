@@ -199,13 +199,24 @@ static void pp_report_stall(const char *name, struct pingpong *pp)
 	for (unsigned i = 0; i < ncpus; i++) {
 		struct cpu *c = &cpus[i];
 		uint64_t d = c->timer_deadline_ns, h = c->halted_since;
-		printf("#   core %u: %s, timer %s%lld us from now, last tick %lld us ago, "
-		       "%llu ticks, %llu IPIs\n", i,
+		printf("#   core %u: %s, timer %s%lld us from now, last tick %lld us ago "
+		       "at pc %#lx, %llu ticks, %llu IPIs\n", i,
 		       h ? "halted" : "running", d ? "" : "off ",
 		       d ? (long long)(d - now) / 1000 : 0,
 		       (long long)(now - c->last_tick_ns) / 1000,
+		       (unsigned long)c->last_tick_pc,
 		       (unsigned long long)c->timer_irqs, (unsigned long long)c->ipis);
 	}
+	/* And 50 ms later: whether the pair's core still ticks, and where. */
+	uint64_t t[MAX_CPUS];
+	for (unsigned i = 0; i < ncpus; i++)
+		t[i] = atomic_load64(&cpus[i].timer_irqs);
+	sleep_ns(50 * NSEC_PER_MSEC);
+	for (unsigned i = 0; i < ncpus; i++)
+		printf("#   core %u, 50 ms on: %llu more ticks, last at pc %#lx\n", i,
+		       (unsigned long long)(atomic_load64(&cpus[i].timer_irqs) - t[i]),
+		       (unsigned long)cpus[i].last_tick_pc);
+	printf("# %s pair: %llu hand-offs now\n", name, (unsigned long long)pp->handoffs);
 }
 
 static void pp_start(struct pingpong *pp, uint64_t work, volatile uint64_t *alldone)
