@@ -165,8 +165,9 @@ static void pp_where(struct g *gp, char *buf, size_t len)
 		snprintf(buf, len, "not started");
 		return;
 	}
-	int n = snprintf(buf, len, "goid %llu %s", (unsigned long long)gp->goid,
-			 gstatus_string(readgstatus(gp)));
+	int n = snprintf(buf, len, "goid %llu %s, stack %#lx-%#lx", (unsigned long long)gp->goid,
+			 gstatus_string(readgstatus(gp)), (unsigned long)gp->stack_lo,
+			 (unsigned long)gp->stack_hi);
 	for (uint32_t i = 0; i < sched_nprocs(); i++) {
 		struct p *pp = sched_p(i);
 		struct m *mp = pp->m;
