@@ -4,6 +4,7 @@
  * TestGoroutineParallelism; plus gmk's own: the safe point, the slice
  * and idle cores halting.
  */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "kernel/cmdline.h"
@@ -158,32 +159,46 @@ static void pp_run(struct pingpong *pp, bool start_parked)
 static void pp_first(void *arg) { pp_run(arg, false); }
 static void pp_second(void *arg) { pp_run(arg, true); }
 
-/* Where gp is now, as far as racy reads of the queues can tell. */
+/* Append to buf (len bytes, n used so far); returns the new n, never past
+ * the buffer, so a long report is cut short instead of overrunning it. */
+static size_t pp_append(char *buf, size_t len, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	if (n >= len)
+		return n;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	return w < 0 ? n : n + (size_t)w < len ? n + (size_t)w : len - 1;
+}
+
+/* Where gp is now, as far as racy reads of the queues can tell (relaxed
+ * atomic loads, as the scheduler's own readers of other Ps' state). */
 static void pp_where(struct g *gp, char *buf, size_t len)
 {
 	if (!gp) {
 		snprintf(buf, len, "not started");
 		return;
 	}
-	int n = snprintf(buf, len, "goid %llu %s, stack %#lx-%#lx", (unsigned long long)gp->goid,
-			 gstatus_string(readgstatus(gp)), (unsigned long)gp->stack_lo,
-			 (unsigned long)gp->stack_hi);
+	size_t n = pp_append(buf, len, 0, "goid %llu %s, stack %#lx-%#lx",
+			     (unsigned long long)gp->goid, gstatus_string(readgstatus(gp)),
+			     (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi);
 	for (uint32_t i = 0; i < sched_nprocs(); i++) {
 		struct p *pp = sched_p(i);
-		struct m *mp = pp->m;
-		if (mp && mp->curg == gp)
-			n += snprintf(buf + n, len - n, ", running on P%u (core %u)", i, mp->id);
+		struct m *mp = __atomic_load_n(&pp->m, __ATOMIC_RELAXED);
+		if (mp && __atomic_load_n(&mp->curg, __ATOMIC_RELAXED) == gp)
+			n = pp_append(buf, len, n, ", running on P%u (core %u)", i, mp->id);
 		if (atomic_loaduintptr(&pp->runnext) == (uintptr_t)gp)
-			n += snprintf(buf + n, len - n, ", in P%u's runnext", i);
+			n = pp_append(buf, len, n, ", in P%u's runnext", i);
 		uint32_t h = atomic_load32(&pp->runqhead), t = atomic_load32(&pp->runqtail);
 		for (uint32_t k = h; t - h <= RUNQ_SIZE && k != t; k++)
-			if (pp->runq[k % RUNQ_SIZE] == gp)
-				n += snprintf(buf + n, len - n, ", in P%u's runq", i);
+			if (__atomic_load_n(&pp->runq[k % RUNQ_SIZE], __ATOMIC_RELAXED) == gp)
+				n = pp_append(buf, len, n, ", in P%u's runq", i);
 	}
 	spin_lock(&sched.lock);
 	for (struct g *it = sched.runq.head; it; it = it->schedlink)
 		if (it == gp)
-			n += snprintf(buf + n, len - n, ", in the global runq");
+			n = pp_append(buf, len, n, ", in the global runq");
 	spin_unlock(&sched.lock);
 }
 
@@ -205,7 +220,7 @@ static void pp_report_stall(const char *name, struct pingpong *pp)
 		       h ? "halted" : "running", d ? "" : "off ",
 		       d ? (long long)(d - now) / 1000 : 0,
 		       (long long)(now - c->last_tick_ns) / 1000,
-		       (unsigned long)c->last_tick_pc,
+		       (unsigned long)__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED),
 		       (unsigned long long)c->timer_irqs, (unsigned long long)c->ipis);
 	}
 	/* And 50 ms later: whether the pair's core still ticks, and where. */
@@ -216,7 +231,7 @@ static void pp_report_stall(const char *name, struct pingpong *pp)
 	for (unsigned i = 0; i < ncpus; i++)
 		printf("#   core %u, 50 ms on: %llu more ticks, last at pc %#lx\n", i,
 		       (unsigned long long)(atomic_load64(&cpus[i].timer_irqs) - t[i]),
-		       (unsigned long)cpus[i].last_tick_pc);
+		       (unsigned long)__atomic_load_n(&cpus[i].last_tick_pc, __ATOMIC_RELAXED));
 	printf("# %s pair: %llu hand-offs now\n", name, (unsigned long long)pp->handoffs);
 }
 
