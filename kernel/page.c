@@ -192,7 +192,8 @@ static void free_run(struct region *r, uintptr_t idx, size_t n)
 	}
 }
 
-void *page_alloc_try(size_t npages)
+/* npages, not zeroed, or NULL when memory has run out. */
+void *page_alloc_nozero_try(size_t npages)
 {
 	unsigned order = order_for(npages);
 	void *p = NULL;
@@ -213,9 +214,14 @@ void *page_alloc_try(size_t npages)
 				 (1ul << order) - npages);
 	}
 	spin_unlock_irqrestore(&page_lock, flags);
-	if (!p)
-		return NULL;
-	memset(p, 0, PAGE_SIZE * npages);
+	return p;
+}
+
+void *page_alloc_try(size_t npages)
+{
+	void *p = page_alloc_nozero_try(npages);
+	if (p)
+		memset(p, 0, PAGE_SIZE * npages);
 	return p;
 }
 

@@ -15,6 +15,10 @@ void *page_alloc(size_t npages);
 /* The same, but NULL when memory has run out (the caller names what it
  * was allocating in its own fatal error). */
 void *page_alloc_try(size_t npages);
+/* page_alloc_try without the zeroing, for memory the caller writes before
+ * it reads: a goroutine stack (16 KiB of stores a G that uses one page of
+ * it never needs, and on the hosted board a page fault for every page). */
+void *page_alloc_nozero_try(size_t npages);
 void page_free(void *p, size_t npages);
 /* Bytes currently handed out (for the benchmarks' memory figures). */
 uint64_t page_bytes_in_use(void);

@@ -2,9 +2,10 @@
  * Making Gs: newproc (go / go_stack), G records and their stacks, and the
  * free lists that recycle both (per P, spilling to a global list).
  *
- * A G's stack comes from page_alloc with its lowest page unmapped: a
- * guard page, so that an overflow faults at once and the fault handler
- * can name the G (sched_fault_describe). Stacks stay with their G record
+ * A G's stack comes from the page allocator (default-size ones in
+ * batches, below) with its lowest page unmapped: a guard page, so that
+ * an overflow faults at once and the fault handler can name the G
+ * (sched_fault_describe). Stacks stay with their G record
  * when it dies and are reused with it; that is what makes a million short
  * Gs cheap.
  */
@@ -164,6 +165,83 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
 	      bytes, (unsigned long long)goid);
 }
 
+/*
+ * Default-size stacks are carved from a batch of G_STACK_BATCH allocated at
+ * once, as Go refills a P's stack cache with half a cache's worth
+ * (stackcacherefill), for the guard page's sake. Unmapping a page that
+ * has been written costs a TLB shootdown on every core that runs the
+ * kernel: on the hosted board, Linux's mprotect interrupts each core that
+ * runs one of its threads (measured on a 2-core VM with the other thread
+ * busy: 13 us per mprotect of a written page, 4.4 us of a never-written
+ * one). A fresh batch has had at most its first page written (the page
+ * allocator's free-list link), so all its other guards are unmapped
+ * without a shootdown; there the stacks are not zeroed either
+ * (stack_pages_alloc, below), so a G faults in only the pages it uses. A
+ * slot is a plain run of pages: stackfree gives one back on its own.
+ * The batch's unused slots count as in use until taken or until
+ * gfree_release_stacks gives them back.
+ */
+#define STACK_BATCH_NPAGES	((G_STACK_DEFAULT + PAGE_SIZE - 1) / PAGE_SIZE + 1)
+
+/*
+ * Pages for stacks. Not zeroed on the hosted board, where zeroing costs
+ * the stores and a page fault for each page a G may never touch. Zeroed
+ * on the bare-metal boards, where it is cheap, because under QEMU's TCG a
+ * page that code ran from before gmk started (with 1 GiB on qemu-x86_64:
+ * 0x3efe4000-0x3f000000, firmware or loader code) keeps its translated
+ * blocks until the bytes of each are written, and every store to the
+ * page takes the emulator's slow path meanwhile. A G whose stack landed
+ * there ran 20,000 stores to its stack in 12-48 ms, against 38 us on any
+ * other page, and under host load stalled the ping-pong test's hog pair
+ * for 5 s (x86 smp=8, 2 boots in 24). Zeroing writes every byte once and
+ * drops them, as page_alloc_try always did before the batches.
+ */
+static void *stack_pages_alloc(size_t npages)
+{
+#ifdef GMK_HOSTED
+	return page_alloc_nozero_try(npages);
+#else
+	return page_alloc_try(npages);
+#endif
+}
+
+static struct spinlock stackbatch_lock = SPINLOCK_INIT("stackbatch");
+static uintptr_t stackbatch_next, stackbatch_end;	/* the unused slots */
+
+/* A default-size stack's pages (guard still mapped), or 0 when no batch
+ * can be had; the caller then asks for the one stack alone. */
+static uintptr_t stackbatch_take(void)
+{
+	const size_t slot = STACK_BATCH_NPAGES * PAGE_SIZE;
+
+	spin_lock(&stackbatch_lock);
+	if (stackbatch_next == stackbatch_end) {
+		uintptr_t run = (uintptr_t)stack_pages_alloc(G_STACK_BATCH *
+							     STACK_BATCH_NPAGES);
+		if (!run) {
+			spin_unlock(&stackbatch_lock);
+			return 0;
+		}
+		stackbatch_next = run;
+		stackbatch_end = run + G_STACK_BATCH * slot;
+	}
+	uintptr_t base = stackbatch_next;
+	stackbatch_next += slot;
+	spin_unlock(&stackbatch_lock);
+	return base;
+}
+
+/* Give the batch's unused slots back to the page allocator. */
+static void stackbatch_release(void)
+{
+	spin_lock(&stackbatch_lock);
+	if (stackbatch_next != stackbatch_end)
+		page_free((void *)stackbatch_next,
+			  (stackbatch_end - stackbatch_next) / PAGE_SIZE);
+	stackbatch_next = stackbatch_end = 0;
+	spin_unlock(&stackbatch_lock);
+}
+
 /* A stack of at least `bytes` for gp, which will be goroutine goid. */
 static void stackalloc(struct g *gp, size_t bytes, uint64_t goid)
 {
@@ -180,7 +258,9 @@ static void stackalloc(struct g *gp, size_t bytes, uint64_t goid)
 		return;
 	}
 	size_t npages = stack_npages(bytes);
-	uintptr_t base = (uintptr_t)page_alloc_try(npages);
+	uintptr_t base = npages == STACK_BATCH_NPAGES ? stackbatch_take() : 0;
+	if (!base)
+		base = (uintptr_t)stack_pages_alloc(npages);
 	if (!base)
 		stack_oom(bytes, goid);
 	arch_unmap_page(base);			/* the guard page */
@@ -308,6 +388,7 @@ void gfree_release_stacks(void)
 	for (struct g *gp = sched.gfree.head; gp; gp = gp->schedlink)
 		stackfree(gp);
 	spin_unlock(&sched.gfree_lock);
+	stackbatch_release();
 	preempt_enable();
 }
 

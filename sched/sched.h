@@ -236,6 +236,9 @@ static inline struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
 
 /* ---- goroutines (kernel only) ---- */
 #define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */
+/* Default-size stacks, each with its guard page, are allocated this many
+ * at a time and handed out one by one (sched/gproc.c says why). */
+#define G_STACK_BATCH 16
 /* go_stack with at most this many bytes gets a small stack: a piece of a
  * page from a pool, no guard page, an overflow caught by a canary at the
  * G's next switch (sched/gproc.c). Go's initial stack size. */
@@ -280,7 +283,8 @@ uint32_t sched_nprocs(void);
 uint64_t sched_watchdog_reports(void);
 uint64_t sched_seed(void);		/* seed= or a boot-time value */
 /* Free the stacks cached with dead Gs (this P's and the global list), as
- * Go's GC does; the benchmarks' memory figures call it first. */
+ * Go's GC does, and the unused stacks of the last default-size batch; the
+ * benchmarks' memory figures call it first. */
 void gfree_release_stacks(void);
 /* The preemption time slice, and a test override of it (0 = the command
  * line's again); sched_set_slice returns the override it replaces. */

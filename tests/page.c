@@ -52,3 +52,26 @@ TEST(page_odd_runs_merge_back)
 	page_free(big, 1024);
 	ASSERT_EQ(page_bytes_in_use(), before);
 }
+
+/* A run taken without zeroing (what the default-size stack batches are)
+ * costs its pages like any other, and goes back piece by piece in any
+ * order: 16 stacks of 5 pages, freed alternately, leave the count where it
+ * was and the largest block whole. */
+TEST(page_nozero_run_goes_back_in_stack_sized_pieces)
+{
+	enum { SLOTS = 16, SLOT = 5 };
+	uint64_t before = page_bytes_in_use();
+
+	uint8_t *run = page_alloc_nozero_try(SLOTS * SLOT);
+	ASSERT_NE((uintptr_t)run, 0);
+	EXPECT_EQ(page_bytes_in_use() - before, (uint64_t)SLOTS * SLOT * PAGE_SIZE);
+	for (int i = 0; i < SLOTS; i += 2)
+		page_free(run + (size_t)i * SLOT * PAGE_SIZE, SLOT);
+	EXPECT_EQ(page_bytes_in_use() - before, (uint64_t)SLOTS / 2 * SLOT * PAGE_SIZE);
+	for (int i = SLOTS - 1; i > 0; i -= 2)
+		page_free(run + (size_t)i * SLOT * PAGE_SIZE, SLOT);
+	ASSERT_EQ(page_bytes_in_use(), before);
+	uint8_t *big = page_alloc(1024);	/* the largest block */
+	page_free(big, 1024);
+	ASSERT_EQ(page_bytes_in_use(), before);
+}

@@ -8,6 +8,7 @@
 #include "kernel/atomic.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
+#include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "sched/gmk.h"
 #include "sched/sched.h"
@@ -151,4 +152,67 @@ TEST_FATAL(sched_small_stack_overflow_is_reported, "stack overflow (small stack 
 	go_stack(small_overflow, NULL, G_STACK_SMALL);
 	for (;;)
 		gosched();
+}
+
+/* ---- default stacks: allocated in batches, given back ---------------- */
+
+static struct {
+	chan_t c;
+	struct waitgroup done;
+} batch_park;
+
+static void batch_parker(void *arg)
+{
+	(void)arg;
+	chan_recv(batch_park.c, NULL);
+	waitgroup_done(&batch_park.done);
+}
+
+/* Bytes in use less the G record pages (records are never given back). */
+static uint64_t stack_bytes_in_use(void)
+{
+	return page_bytes_in_use() - g_record_pages_bytes();
+}
+
+/*
+ * The first default-size G after gfree_release_stacks takes a whole batch
+ * of G_STACK_BATCH stacks; the next G_STACK_BATCH - 1 take theirs from it
+ * and cost nothing more; the one after takes a new batch; and
+ * gfree_release_stacks gives the unused rest back. (Without batches each
+ * G would cost its own 5 pages and the first checks fail.) Dead Gs cached
+ * on other Ps may hold stacks, so only this P's allocations are counted,
+ * with the Gs parked until the end.
+ */
+TEST(sched_default_stacks_come_in_batches_and_go_back)
+{
+	const uint64_t slot = (G_STACK_DEFAULT / PAGE_SIZE + 1) * PAGE_SIZE;
+	const uint64_t batch = G_STACK_BATCH * slot;
+	batch_park.c = chan_make(0, 0);
+	waitgroup_add(&batch_park.done, G_STACK_BATCH + 1);
+	preempt_disable();	/* one P: gfget's cache and the batch are this P's */
+	gfree_release_stacks();
+	uint64_t b0 = stack_bytes_in_use();
+	go(batch_parker, NULL);
+	uint64_t b1 = stack_bytes_in_use();
+	for (int i = 1; i < G_STACK_BATCH; i++)
+		go(batch_parker, NULL);
+	uint64_t b2 = stack_bytes_in_use();
+	go(batch_parker, NULL);
+	uint64_t b3 = stack_bytes_in_use();
+	gfree_release_stacks();
+	uint64_t b4 = stack_bytes_in_use();
+	preempt_enable();
+
+	printf("# first G: %llu bytes; next %d: %llu; one more: %llu; given back: %llu "
+	       "(a batch is %llu)\n", (unsigned long long)(b1 - b0), G_STACK_BATCH - 1,
+	       (unsigned long long)(b2 - b1), (unsigned long long)(b3 - b2),
+	       (unsigned long long)(b3 - b4), (unsigned long long)batch);
+	EXPECT_EQ(b1 - b0, batch);
+	EXPECT_EQ(b2 - b1, 0);
+	EXPECT_EQ(b3 - b2, batch);
+	EXPECT_EQ(b3 - b4, batch - slot);	/* all but the one taken */
+
+	chan_close(batch_park.c);
+	waitgroup_wait(&batch_park.done);
+	chan_free(batch_park.c);
 }
