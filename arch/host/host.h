@@ -40,6 +40,9 @@ extern struct host_core host_cores[];
  * board for builds and runs where a rewritten signal context cannot be
  * honoured (ThreadSanitizer delivers signals late, from its own copy). */
 extern bool host_async_preempt;
+/* Guard pages by mprotect even where the kernel has MADV_GUARD_INSTALL
+ * (GMK_HOSTED_GUARD=mprotect: the path older kernels take, for the tests). */
+void host_guard_use_mprotect(void);
 extern bool host_overcommit;
 
 void host_signals_init(void);

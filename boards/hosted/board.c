@@ -307,6 +307,14 @@ int hosted_main(int argc, char **argv)
 #endif
 	if (getenv("GMK_NO_ASYNC_PREEMPT"))
 		host_async_preempt = false;
+	const char *guard = getenv("GMK_HOSTED_GUARD");
+	if (guard && strcmp(guard, "mprotect") == 0) {
+		host_guard_use_mprotect();
+	} else if (guard && strcmp(guard, "auto") != 0) {
+		fprintf(stderr, "gmk: hosted: GMK_HOSTED_GUARD=%s: want mprotect or auto\n",
+			guard);
+		exit(2);
+	}
 
 	/* What the arch entry does before kmain: this core's struct cpu. */
 	cpus[0].self = &cpus[0];
