@@ -43,6 +43,9 @@
 struct g;
 __attribute__((noreturn)) void gogo(struct gobuf *buf);
 void mcall(void (*fn)(struct g *));
+/* The first function of every G (sched/gproc.c): gobuf_init's contexts
+ * start it through switch.S's goentry. */
+__attribute__((noreturn)) void gstart(void);
 #endif
 
 #endif

@@ -434,8 +434,9 @@ uint64_t g_record_pages_bytes(void)
 	return __atomic_load_n(&grecord_pages, __ATOMIC_RELAXED) * PAGE_SIZE;
 }
 
-/* The first function of every G: run its entry, then exit. */
-static void gstart(void)
+/* The first function of every G (goentry jumps here, kernel/gobuf.h): run
+ * its entry, then exit. */
+__attribute__((noreturn)) void gstart(void)
 {
 	struct g *gp = getg();
 	gp->entry(gp->arg);
@@ -471,7 +472,7 @@ newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 	newg->preempt = 0;
 	newg->waitreason = 0;
 	newg->stack_bytes = (uint32_t)stack_bytes;
-	gobuf_init(&newg->sched, newg->stack_hi, gstart, newg);
+	gobuf_init(&newg->sched, newg->stack_hi, newg);
 	newg->goid = id;
 	casgstatus(newg, _Gdead, _Grunnable);
 	traceGoCreate(newg);

@@ -129,11 +129,13 @@ def saved_regs(gp):
             regs["rsp"] = sp + 8 * (len(MCALL_X86) + 1)
         return regs, False
     if kind == "goentry":
-        fn = word(sp)
+        # goentry jumps to gstart with sp as the gobuf has it (x86-64:
+        # where the G stores its zero fake return address when it runs).
+        fn = int(val("(unsigned long)gstart"))
         if a64:
-            regs["x29"], regs["x30"], regs["sp"], regs["pc"] = 0, 0, sp + 16, fn
+            regs["x29"], regs["x30"], regs["sp"], regs["pc"] = 0, 0, sp, fn
         else:
-            regs["rbp"], regs["rsp"], regs["rip"] = 0, sp + 8, fn
+            regs["rbp"], regs["rsp"], regs["rip"] = 0, sp, fn
         return regs, False
     raise gdb.GdbError("goroutine %d: its gobuf's pc 0x%x (%s) is no resume point gmk-gdb.py knows"
                        % (int(gp["goid"]), pc, kind))

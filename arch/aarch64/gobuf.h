@@ -44,18 +44,15 @@ _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 void goentry(void);
 
 /*
- * A fresh context that starts fn on the stack whose top is sp_top, with the
- * G pointer g. gogo lands on goentry, which takes fn from the stack (16
- * bytes, sp stays 16-aligned as AAPCS64 wants) and branches to it with
- * x29 = x30 = 0: backtraces end at the G's first function.
+ * A fresh context for the G g whose stack top is sp_top: gogo lands on
+ * goentry, which branches to gstart, every G's first function, with x29 =
+ * x30 = 0 (backtraces end there) and sp 16-aligned as AAPCS64 wants.
+ * Nothing is written to the new stack (see arch/x86_64/gobuf.h: starting
+ * a G touches its record only).
  */
-static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top,
-			      void (*fn)(void), void *g)
+static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top, void *g)
 {
-	uintptr_t *sp = (uintptr_t *)((sp_top & ~(uintptr_t)15) - 16);
-	sp[0] = (uintptr_t)fn;
-	sp[1] = 0;
-	b->sp = (uintptr_t)sp;
+	b->sp = sp_top & ~(uintptr_t)15;
 	b->pc = (uintptr_t)goentry;
 	b->g = g;
 }

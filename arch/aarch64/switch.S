@@ -90,16 +90,15 @@ mcall_resume:
 	ret
 	.size mcall_resume, . - mcall_resume
 
-/* gogo lands here for a fresh G (gobuf_init): its first function is on
- * the stack. x29 = x30 = 0 ends backtraces there; nothing else is owed to
- * a function that nobody called. */
+/* gogo lands here for a fresh G (gobuf_init). x29 = x30 = 0 ends
+ * backtraces at gstart; nothing else is owed to a function that nobody
+ * called. */
 	.global goentry
 	.type goentry, %function
 goentry:
-	ldr	x9, [sp], #16
 	mov	x29, #0
 	mov	x30, #0
-	br	x9
+	b	gstart
 	.size goentry, . - goentry
 
 	.global switch_text_end

@@ -36,12 +36,11 @@ _Static_assert(sizeof(struct gobuf_x86_64) == GOBUF_FIBER, "gobuf");
 /* A G's fiber outlives its gobuf's reinitialisation (G records are reused). */
 void *host_san_fiber_for(void *old_fiber, void *g);
 
-static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top,
-			      void (*fn)(void), void *g)
+static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top, void *g)
 {
 	void *fiber = b->fiber;
 
-	gobuf_init_x86_64((struct gobuf_x86_64 *)b, sp_top, fn, g);
+	gobuf_init_x86_64((struct gobuf_x86_64 *)b, sp_top, g);
 	b->fiber = host_san_fiber_for(fiber, g);
 }
 #endif

@@ -54,19 +54,20 @@ _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 void goentry(void);
 
 /*
- * A fresh context that starts fn on the stack whose top is sp_top, with the
- * G pointer g. gogo lands on goentry, which zeroes rbp (frame-pointer
- * backtraces end at the G's first function) and returns into fn: the stack
- * holds fn and, above it, a zero fake return address, so that rsp = 8 mod
- * 16 at fn's first instruction, as if `call` had pushed it (the ABI).
+ * A fresh context for the G g whose stack top is sp_top: gogo lands on
+ * goentry, which zeroes rbp (frame-pointer backtraces end at the G's first
+ * function), stores a zero fake return address at sp and jumps to gstart,
+ * every G's first function, with rsp = 8 mod 16 as if `call` had pushed
+ * it (the ABI). Go's newproc1 writes the return address (goexit) onto the
+ * new stack; gmk leaves it to the G, so that starting a G touches its
+ * record only: a G queued behind thousands of others (the steal and
+ * fanout benchmarks) would find the stack line the spawner wrote evicted
+ * by the time it runs, and pay for that line, and its page's TLB entry,
+ * twice.
  */
-static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top,
-			      void (*fn)(void), void *g)
+static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top, void *g)
 {
-	uintptr_t *sp = (uintptr_t *)((sp_top & ~(uintptr_t)15) - 16);
-	sp[0] = (uintptr_t)fn;
-	sp[1] = 0;
-	b->sp = (uintptr_t)sp;
+	b->sp = (sp_top & ~(uintptr_t)15) - 8;
 	b->pc = (uintptr_t)goentry;
 	b->g = g;
 }

@@ -87,15 +87,15 @@ mcall_resume:
 	ret
 	.size mcall_resume, . - mcall_resume
 
-/* gogo lands here for a fresh G (gobuf_init): the stack holds the G's
- * first function and, above it, a zero return address. rbp = 0 ends
- * frame-pointer backtraces there; nothing else is owed to a function
- * that nobody called. */
+/* gogo lands here for a fresh G (gobuf_init), rsp = 8 mod 16: a zero
+ * fake return address and rbp = 0 end backtraces at gstart; nothing else
+ * is owed to a function that nobody called. */
 	.global goentry
 	.type goentry, @function
 goentry:
 	xorl	%ebp, %ebp
-	ret
+	movq	$0, (%rsp)
+	jmp	gstart
 	.size goentry, . - goentry
 
 	.global switch_text_end
