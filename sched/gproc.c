@@ -362,6 +362,15 @@ static struct g *gfget(struct p *pp, size_t bytes, uint64_t goid)
 		spin_unlock(&sched.gfree_lock);
 	}
 	struct g *gp = glist_pop(&pp->gfree);
+	/* The next go() on this P will most likely take the next dead G:
+	 * start loading its record (two lines) now. A spawning loop then
+	 * waits for one record at a time less (bench spawn at 1 P on the
+	 * hosted board: 490 -> 370 ns a G). Go does not; its gfget has the
+	 * same miss. */
+	if (pp->gfree.head) {
+		__builtin_prefetch(pp->gfree.head, 1);
+		__builtin_prefetch((char *)pp->gfree.head + 64, 1);
+	}
 	if (gp && gp->stack_hi - gp->stack_lo < bytes) {
 		/* Too small for this request: give the stack back, keep
 		 * the record. */
