@@ -460,10 +460,22 @@ void arch_unmap_page(uintptr_t va)
 			      (unsigned long)va, strerror(errno));
 		__atomic_store_n(&guard_by_madvise, 0, __ATOMIC_RELAXED);	/* before 6.13 */
 	}
-	if (mprotect((void *)va, PAGE_SIZE, PROT_NONE) != 0)
-		panic("hosted: mprotect(0x%lx, PROT_NONE): %s (each guard page is a "
-		      "mapping of its own before Linux 6.13: vm.max_map_count?)",
-		      (unsigned long)va, strerror(errno));
+	if (mprotect((void *)va, PAGE_SIZE, PROT_NONE) == 0)
+		return;
+	if (errno != ENOMEM)
+		panic("hosted: mprotect(0x%lx, PROT_NONE): %s", (unsigned long)va,
+		      strerror(errno));
+	/* Out of mappings (vm.max_map_count): the page stays mapped, so
+	 * this stack has no guard. Said once; arch_map_page's mprotect of
+	 * a page inside a writable mapping needs no new one. */
+	static int warned;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		printf("gmk: hosted: mprotect of a guard page: %s: each guard is a "
+		       "mapping of its own before Linux 6.13, and vm.max_map_count "
+		       "has run out; stacks made from now on have no guard page (an "
+		       "overflow is caught only if a tick finds the G's stack pointer "
+		       "below its stack). Raise vm.max_map_count to keep them.\n",
+		       strerror(errno));
 }
 
 void arch_map_page(uintptr_t va)
