@@ -430,9 +430,10 @@ void arch_cpu_init(struct cpu *c)
  * costs a tree update per G and limits a process to vm.max_map_count
  * mappings (65,530 by default): about 32,000 guarded stacks alive at
  * once, fewer than the 1 GiB of RAM holds (52,000 default-size stacks).
- * bench fanout at 1 P piles up more than that when starting a G is
- * cheap, and panicked here. Decided by the first guard: every later
- * guard, and every arch_map_page, goes the same way.
+ * bench fanout at 1 P piles up more than that once starting a G is
+ * cheap (it panicked here, before the fallback below). Decided by the
+ * first guard: every later guard, and every arch_map_page, goes the same
+ * way.
  */
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL	102	/* <linux/mman.h> since Linux 6.13 */
