@@ -170,10 +170,11 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
  * once, as Go refills a P's stack cache with half a cache's worth
  * (stackcacherefill), for the guard page's sake. Unmapping a page that
  * has been written costs a TLB shootdown on every core that runs the
- * kernel: on the hosted board, Linux's mprotect interrupts each core that
- * runs one of its threads (measured on a 2-core VM with the other thread
- * busy: 13 us per mprotect of a written page, 4.4 us of a never-written
- * one). A fresh batch has had at most its first page written (the page
+ * kernel: on the hosted board, Linux interrupts each core that runs one
+ * of its threads, for a guard marker (arch/host/cpu.c) as for the
+ * mprotect measured before them (a 2-core VM with the other thread busy:
+ * 13 us per mprotect of a written page, 4.4 us of a never-written one).
+ * A fresh batch has had at most its first page written (the page
  * allocator's free-list link), so all its other guards are unmapped
  * without a shootdown; there the stacks are not zeroed either
  * (stack_pages_alloc, below), so a G faults in only the pages it uses. A
