@@ -44,6 +44,8 @@ static const struct option options[] = {
 	OPT("seed", OPT_U64, seed, 0, UINT64_MAX, "random seed"),
 	OPT("fingerprint", OPT_BOOL, fingerprint, 0, 0,
 	    "on: print a hash of the scheduling history at the end"),
+	OPT("switchyield", OPT_BOOL, switchyield, 0, 0,
+	    "on: yield the vCPU at every switch (deterministic replay under QEMU)"),
 	OPT("trace", OPT_STRING, trace, 0, 0, "execution trace: on, off or bytes per P"),
 	OPT("traceout", OPT_STRING, traceout, 0, 0, "auto or hex: where the trace goes"),
 	OPT("input", OPT_U32, input, 0, 1,

@@ -19,6 +19,8 @@ struct kernel_options {
 	bool seed_set;
 	bool fingerprint;		/* fingerprint=on: print the scheduling
 					   history's hash at the end (sched/fingerprint.c) */
+	bool switchyield;		/* switchyield=on: yield/pause at every
+					   switch, for QEMU's replay (sched/fingerprint.c) */
 	char run[64];			/* run=<program>: what kmain starts */
 	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
 	char traceout[8];		/* traceout=auto|hex */

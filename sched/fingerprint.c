@@ -16,8 +16,27 @@
  * (multi-threaded) TCG the fingerprint changes from run to run: the
  * host decides the cores' relative speed.
  *
- * Off, the cost is one load of schedfp_on and a branch predicted not
- * taken at each site.
+ * switchyield=on, which tools/run-qemu --deterministic also adds when it
+ * boots more than one core, makes every execute run arch_cpu_relax
+ * (yield on arm64, pause on x86-64) first. On hardware that is a hint;
+ * QEMU's single-threaded TCG ends the vCPU's turn there. Replay needs
+ * that because of how QEMU 7.2 (Debian 12's) shares its one thread
+ * under -icount: each vCPU in turn may run until the next timer
+ * deadline of the whole machine (icount_prepare_for_run sets the budget
+ * to icount_get_limit(), with no share per vCPU; later releases split
+ * it). A vCPU that runs to that deadline leaves the next ones in the
+ * round-robin a budget of 0: they take their pending interrupts and
+ * execute nothing. They run only when the busy one leaves its turn
+ * early: wfi/hlt, yield/pause, or arming the earliest timer. A G that
+ * polls with gosched on one core (chan_wait_for_waiters in the channel
+ * tests) did none of those, and the next vCPU, spinning for a lock,
+ * ran nothing but its timer interrupt handler for 10 virtual seconds
+ * (the next interrupt was due before each turn reached the handler's
+ * eret). With a yield at every switch, no vCPU keeps the thread past
+ * its next switch.
+ *
+ * Both off, the cost is one load of sched_hooks and a branch predicted
+ * not taken at each site.
  */
 #include <stdio.h>
 
@@ -26,7 +45,7 @@
 #include "kernel/kernel.h"
 #include "sched/schedimpl.h"
 
-bool schedfp_on;
+uint8_t sched_hooks;
 
 _Static_assert(sizeof ((struct p *)0)->fpevents / sizeof(uint64_t) == SCHEDFP_NEVENTS,
 	       "struct p's fpevents: one counter per enum schedfp_event");
@@ -40,7 +59,8 @@ static uint64_t fold(uint64_t h, uint64_t x)
 
 void schedfp_init(void)
 {
-	schedfp_on = kopts.fingerprint;
+	sched_hooks = (kopts.fingerprint ? SCHED_HOOK_FINGERPRINT : 0) |
+		      (kopts.switchyield ? SCHED_HOOK_SWITCHYIELD : 0);
 	for (uint32_t i = 0; i < sched.nprocs; i++)
 		allp[i]->fphash = FNV64_OFFSET;
 }
@@ -48,7 +68,7 @@ void schedfp_init(void)
 
 void sched_fingerprint_print(void)
 {
-	if (!schedfp_on)
+	if (!(sched_hooks & SCHED_HOOK_FINGERPRINT))
 		return;
 	uint64_t h = FNV64_OFFSET, n[SCHEDFP_NEVENTS] = { 0 };
 	for (uint32_t i = 0; i < sched.nprocs; i++) {

@@ -160,11 +160,16 @@ static inline __attribute__((always_inline)) void tick_arm_for_slice(struct cpu 
 struct trapframe;
 void sched_preempt_for_netpoll(struct trapframe *tf);	/* netpoll_kick */
 
-/* fingerprint.c: fingerprint=on. One call at each site; schedfp_on is
- * set once at boot, before the other cores start. */
+/* fingerprint.c: the hooks at each execute, steal and preemption that
+ * deterministic replay turns on: fingerprint=on and switchyield=on (what
+ * that is for: fingerprint.c). Set once at boot, before the other cores
+ * start; both off, each site costs a load and a branch predicted not
+ * taken. */
 enum schedfp_event { SCHEDFP_EXECUTE, SCHEDFP_STEAL, SCHEDFP_PREEMPT,
 		     SCHEDFP_NEVENTS };
-extern bool schedfp_on;
+#define SCHED_HOOK_FINGERPRINT	1u
+#define SCHED_HOOK_SWITCHYIELD	2u
+extern uint8_t sched_hooks;
 void schedfp_init(void);
 /* One step of the running hash: xor in, multiply by an odd constant
  * (every bit reaches the higher ones), fold the high half down (and
@@ -181,9 +186,14 @@ static inline uint64_t schedfp_fold(uint64_t h, uint64_t x)
  * printing core may read them while pp runs on. */
 static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event ev)
 {
-	if (__builtin_expect(schedfp_on, 0)) {
-		atomic_store64(&pp->fphash, schedfp_fold(pp->fphash, gp->goid << 2 | ev));
-		atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
+	if (__builtin_expect(sched_hooks != 0, 0)) {
+		if (sched_hooks & SCHED_HOOK_FINGERPRINT) {
+			atomic_store64(&pp->fphash, schedfp_fold(pp->fphash, gp->goid << 2 | ev));
+			atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
+		}
+		/* switchyield=on: leave the emulator's turn at each switch. */
+		if (ev == SCHEDFP_EXECUTE && (sched_hooks & SCHED_HOOK_SWITCHYIELD))
+			arch_cpu_relax();
 	}
 }
 

@@ -201,7 +201,7 @@ TEST(cmdline_accepts_every_option)
 	char err[160] = "";
 
 	ASSERT(cmdline_parse("  test=boot_* slice=500us schedtrace=100 nprocs=3 "
-			     "seed=42 run=demo bench=all fingerprint=on ", &o, err,
+			     "seed=42 run=demo bench=all fingerprint=on switchyield=on ", &o, err,
 			     sizeof err));
 	EXPECT(strcmp(o.test, "boot_*") == 0);
 	EXPECT_EQ(o.slice_ns, 500 * NSEC_PER_USEC);
@@ -211,10 +211,13 @@ TEST(cmdline_accepts_every_option)
 	EXPECT(o.seed_set);
 	EXPECT(strcmp(o.run, "demo") == 0);
 	EXPECT(o.fingerprint);
-	ASSERT(cmdline_parse("fingerprint=off", &o, err, sizeof err));
+	EXPECT(o.switchyield);
+	ASSERT(cmdline_parse("fingerprint=off switchyield=off", &o, err, sizeof err));
 	EXPECT(!o.fingerprint);
+	EXPECT(!o.switchyield);
 	ASSERT(cmdline_parse("", &o, err, sizeof err));
 	EXPECT(!o.fingerprint);
+	EXPECT(!o.switchyield);
 	EXPECT_EQ(o.slice_ns, 10 * NSEC_PER_MSEC);	/* Go's forcePreemptNS */
 	ASSERT(cmdline_parse("slice=2ms", &o, err, sizeof err));
 	EXPECT_EQ(o.slice_ns, 2 * NSEC_PER_MSEC);
