@@ -66,6 +66,19 @@ void schedfp_init(void)
 }
 
 
+/* schedfp's work (schedimpl.h). The hash and counts: store-release, as
+ * the printing core may read them while pp runs on. */
+void sched_hook(struct p *pp, const struct g *gp, enum schedfp_event ev)
+{
+	if (sched_hooks & SCHED_HOOK_FINGERPRINT) {
+		atomic_store64(&pp->fphash, schedfp_fold(pp->fphash, gp->goid << 2 | ev));
+		atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
+	}
+	/* switchyield=on: leave the emulator's turn at each switch. */
+	if (ev == SCHEDFP_EXECUTE && (sched_hooks & SCHED_HOOK_SWITCHYIELD))
+		arch_cpu_relax();
+}
+
 void sched_fingerprint_print(void)
 {
 	if (!(sched_hooks & SCHED_HOOK_FINGERPRINT))

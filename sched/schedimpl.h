@@ -182,19 +182,14 @@ static inline uint64_t schedfp_fold(uint64_t h, uint64_t x)
 	h = (h ^ x) * 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 29);
 }
-/* On pp's own M (execute, stealwork, gopreempt_m). store-release: the
- * printing core may read them while pp runs on. */
+/* On pp's own M (execute, stealwork, gopreempt_m); out of line, so that
+ * with both hooks off a site costs only the load and the branch. */
+__attribute__((cold, noinline)) void sched_hook(struct p *pp, const struct g *gp,
+						enum schedfp_event ev);
 static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event ev)
 {
-	if (__builtin_expect(sched_hooks != 0, 0)) {
-		if (sched_hooks & SCHED_HOOK_FINGERPRINT) {
-			atomic_store64(&pp->fphash, schedfp_fold(pp->fphash, gp->goid << 2 | ev));
-			atomic_store64(&pp->fpevents[ev], pp->fpevents[ev] + 1);
-		}
-		/* switchyield=on: leave the emulator's turn at each switch. */
-		if (ev == SCHEDFP_EXECUTE && (sched_hooks & SCHED_HOOK_SWITCHYIELD))
-			arch_cpu_relax();
-	}
+	if (__builtin_expect(sched_hooks != 0, 0))
+		sched_hook(pp, gp, ev);
 }
 
 /* trace.c */
