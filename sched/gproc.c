@@ -1,13 +1,30 @@
 /*
  * Making Gs: newproc (go / go_stack), G records and their stacks, and the
- * free lists that recycle both (per P, spilling to a global list).
+ * free lists that recycle both.
  *
  * A G's stack comes from the page allocator (default-size ones in
  * batches, below) with its lowest page unmapped: a guard page, so that
  * an overflow faults at once and the fault handler can name the G
- * (sched_fault_describe). Stacks stay with their G record
- * when it dies and are reused with it; that is what makes a million short
- * Gs cheap.
+ * (sched_fault_describe).
+ *
+ * Where gmk departs from Go: a G that asks for the default stack gets it
+ * when it first runs (gstack_attach, from execute), not when it is made,
+ * and gives it back when it exits, to a per-P cache of default stacks
+ * (LIFO, owner only, spilling to a global list as the free G records
+ * do). Go's newproc1 takes a dead G with its stack, or allocates one; its
+ * Gs hold a stack from birth. gmk's stacks do not move or grow, so a
+ * default stack is 16 KiB against Go's 2 KiB to start, and one G that
+ * starts 100,000 others (bench fanout) would hold 100,000 of them, 2 GB
+ * with their guards, before most have run (the hosted board ran out of
+ * memory at 45,000 without the tick's preemption). Attached at the first
+ * run, a G that has not run costs its record only, and the Gs that run
+ * one after another on a P take the stack the last one left, still in
+ * the cache and the TLB, instead of one each that the spawner's queue
+ * has long evicted (bench fanout on the hosted board, this repository's
+ * 2-core VM: efficiency 0.71-0.74 -> 0.89-0.90 at 1 P; README, issue
+ * 14). Stacks of other sizes (small pool stacks,
+ * bigger ones) are allocated when the G is made and stay with its record
+ * when it dies, for the next G that asks for no more, as before.
  */
 #include <stdio.h>
 #include <string.h>
@@ -243,7 +260,114 @@ static void stackbatch_release(void)
 	spin_unlock(&stackbatch_lock);
 }
 
-/* A stack of at least `bytes` for gp, which will be goroutine goid. */
+/*
+ * The default-size stack caches: each P's (p.stackcache, owner only) and a
+ * global list for what the Ps spill, under stackfree_lock. A free stack
+ * is named by its base (guard page first) and linked through its top
+ * word, the line its next G's first frame uses anyway. Limits as for the
+ * free G records (Go's stackcache keeps 32 KiB per size class; its
+ * stacks start at 2 KiB).
+ */
+#define STACKCACHE_MAX	GFREE_LOCAL_MAX
+#define STACKCACHE_KEEP	GFREE_LOCAL_KEEP
+
+static struct spinlock stackfree_lock = SPINLOCK_INIT("stackfree");
+/* Bases, linked as the caches. Written under stackfree_lock with atomic
+ * stores (plain ones on both architectures): stackcache_refill peeks at
+ * it without the lock. */
+static uintptr_t stackfree_list;
+
+static inline void stackfree_list_set(uintptr_t s)
+{
+	__atomic_store_n(&stackfree_list, s, __ATOMIC_RELAXED);
+}
+
+static inline uintptr_t *stack_link(uintptr_t base)
+{
+	return (uintptr_t *)(base + STACK_BATCH_NPAGES * PAGE_SIZE) - 1;
+}
+
+/* The cache is empty: refill half of it from the global list, or make a
+ * stack. Returns one stack (its base), taken. */
+static __attribute__((noinline)) uintptr_t stackcache_refill(struct p *pp, uint64_t goid)
+{
+	if (__atomic_load_n(&stackfree_list, __ATOMIC_RELAXED) != 0) {
+		spin_lock(&stackfree_lock);
+		while (pp->nstackcache < STACKCACHE_KEEP && stackfree_list) {
+			uintptr_t s = stackfree_list;
+			stackfree_list_set(*stack_link(s));
+			*stack_link(s) = pp->stackcache;
+			pp->stackcache = s;
+			pp->nstackcache++;
+		}
+		spin_unlock(&stackfree_lock);
+		uintptr_t s = pp->stackcache;
+		if (s) {
+			pp->stackcache = *stack_link(s);
+			pp->nstackcache--;
+			return s;
+		}
+	}
+	uintptr_t base = stackbatch_take();
+	if (!base)
+		base = (uintptr_t)stack_pages_alloc(STACK_BATCH_NPAGES);
+	if (!base)
+		stack_oom(G_STACK_DEFAULT, goid);
+	arch_unmap_page(base);			/* the guard page */
+	return base;
+}
+
+uintptr_t stackcache_get(struct p *pp, uint64_t goid)
+{
+	uintptr_t s = pp->stackcache;
+	if (__builtin_expect(s == 0, 0))
+		return stackcache_refill(pp, goid);
+	pp->stackcache = *stack_link(s);
+	pp->nstackcache--;
+	return s;
+}
+
+void stackcache_put(struct p *pp, uintptr_t base)
+{
+	*stack_link(base) = pp->stackcache;
+	pp->stackcache = base;
+	if (++pp->nstackcache < STACKCACHE_MAX)
+		return;
+	spin_lock(&stackfree_lock);
+	while (pp->nstackcache > STACKCACHE_KEEP) {
+		uintptr_t s = pp->stackcache;
+		pp->stackcache = *stack_link(s);
+		pp->nstackcache--;
+		*stack_link(s) = stackfree_list;
+		stackfree_list_set(s);
+	}
+	spin_unlock(&stackfree_lock);
+}
+
+/* A free default-size stack's pages back to the page allocator. */
+static void stack_default_free(uintptr_t base)
+{
+	arch_map_page(base);
+	page_free((void *)base, STACK_BATCH_NPAGES);
+}
+
+/*
+ * gstack_attach: gp, about to run for the first time on pp (execute), gets
+ * a default-size stack from pp's cache. Out of memory here is fatal, as
+ * it would have been in go(), and names the G.
+ */
+void gstack_attach(struct p *pp, struct g *gp)
+{
+	uintptr_t base = stackcache_get(pp, gp->goid);
+	gp->stack_alloc = base;
+	gp->stack_npages = STACK_BATCH_NPAGES;
+	gp->stack_lo = base + PAGE_SIZE;
+	gp->stack_hi = base + STACK_BATCH_NPAGES * PAGE_SIZE;
+	gobuf_set_stack(&gp->sched, gp->stack_hi);
+}
+
+/* A stack of at least `bytes` for gp, which will be goroutine goid (not
+ * the default size: those come from gstack_attach). */
 static void stackalloc(struct g *gp, size_t bytes, uint64_t goid)
 {
 	if (bytes <= G_STACK_SMALL) {
@@ -258,10 +382,9 @@ static void stackalloc(struct g *gp, size_t bytes, uint64_t goid)
 		gp->stack_hi = base + ((size_t)G_STACK_MIN << k);
 		return;
 	}
+	/* Default-size stacks come from gstack_attach, not here. */
 	size_t npages = stack_npages(bytes);
-	uintptr_t base = npages == STACK_BATCH_NPAGES ? stackbatch_take() : 0;
-	if (!base)
-		base = (uintptr_t)stack_pages_alloc(npages);
+	uintptr_t base = (uintptr_t)stack_pages_alloc(npages);
 	if (!base)
 		stack_oom(bytes, goid);
 	arch_unmap_page(base);			/* the guard page */
@@ -337,11 +460,17 @@ static void allgadd(struct g *gp)
 	spin_unlock(&sched.allglock);
 }
 
-/* gfput: a dead G onto pp's free list (owner only). */
+/* gfput: a dead G onto pp's free list, a default-size stack into pp's
+ * stack cache (owner only). */
 void gfput(struct p *pp, struct g *gp)
 {
 	if (readgstatus(gp) != _Gdead)
 		panic("gfput: goroutine %llu not dead", (unsigned long long)gp->goid);
+	if (gp->stack_npages == STACK_BATCH_NPAGES) {
+		stackcache_put(pp, gp->stack_alloc);
+		gp->stack_alloc = gp->stack_lo = gp->stack_hi = 0;
+		gp->stack_npages = 0;
+	}
 	glist_push(&pp->gfree, gp);
 	if (pp->gfree.size < GFREE_LOCAL_MAX)
 		return;
@@ -351,9 +480,9 @@ void gfput(struct p *pp, struct g *gp)
 	spin_unlock(&sched.gfree_lock);
 }
 
-/* gfget: a dead G with a stack of at least `bytes`, or NULL; it will be
- * goroutine goid. */
-static struct g *gfget(struct p *pp, size_t bytes, uint64_t goid)
+/* gfget: a dead G record, or NULL. It may keep a stack (not of the
+ * default size) that its last G had. */
+static struct g *gfget(struct p *pp)
 {
 	if (glist_empty(&pp->gfree) &&
 	    __atomic_load_n(&sched.gfree.head, __ATOMIC_RELAXED) != NULL) {
@@ -372,32 +501,43 @@ static struct g *gfget(struct p *pp, size_t bytes, uint64_t goid)
 		__builtin_prefetch(pp->gfree.head, 1);
 		__builtin_prefetch((char *)pp->gfree.head + 64, 1);
 	}
-	if (gp && gp->stack_hi - gp->stack_lo < bytes) {
-		/* Too small for this request: give the stack back, keep
-		 * the record. */
-		stackfree(gp);
-		stackalloc(gp, bytes, goid);
-	}
 	return gp;
 }
 
 /*
- * gfree_release_stacks: give the stacks of the dead Gs cached on this P
- * and on the global free list back to the page allocator; their records
- * stay for reuse (newproc1 gives a record without a stack a new one). Go
- * frees dead Gs' stacks at each GC (markrootFreeGStacks); gmk has no GC,
- * so the benchmarks call this before a memory figure. Other Ps' caches
- * are theirs alone (owner only) and keep at most GFREE_LOCAL_MAX Gs each.
+ * gfree_release_stacks: give the free stacks cached on this P and on the
+ * global lists (the default-size stack caches, and the stacks that dead
+ * G records keep) back to the page allocator; the records stay for
+ * reuse. Go frees dead Gs' stacks at each GC (markrootFreeGStacks); gmk
+ * has no GC, so the benchmarks call this before a memory figure. Other
+ * Ps' caches are theirs alone (owner only) and keep at most
+ * GFREE_LOCAL_MAX records and STACKCACHE_MAX stacks each.
  */
 void gfree_release_stacks(void)
 {
-	preempt_disable();	/* pp's free list is used as its owner */
-	for (struct g *gp = getm()->p->gfree.head; gp; gp = gp->schedlink)
+	preempt_disable();	/* pp's lists are used as their owner */
+	struct p *pp = getm()->p;
+	for (struct g *gp = pp->gfree.head; gp; gp = gp->schedlink)
 		stackfree(gp);
+	while (pp->stackcache) {
+		uintptr_t s = pp->stackcache;
+		pp->stackcache = *stack_link(s);
+		stack_default_free(s);
+	}
+	pp->nstackcache = 0;
 	spin_lock(&sched.gfree_lock);
 	for (struct g *gp = sched.gfree.head; gp; gp = gp->schedlink)
 		stackfree(gp);
 	spin_unlock(&sched.gfree_lock);
+	spin_lock(&stackfree_lock);
+	uintptr_t list = stackfree_list;
+	stackfree_list_set(0);
+	spin_unlock(&stackfree_lock);
+	while (list) {
+		uintptr_t s = list;
+		list = *stack_link(s);
+		stack_default_free(s);
+	}
 	stackbatch_release();
 	preempt_enable();
 }
@@ -467,22 +607,33 @@ newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 	struct m *mp = getm();
 	/* The id first, so that running out of memory can name the G. */
 	uint64_t id = atomic_xadd64(&sched.goidgen, 1);
-	struct g *newg = gfget(mp->p, (size_t)stack_bytes, id);
+	struct g *newg = gfget(mp->p);
 	if (!newg) {
 		newg = grecord_alloc();
 		if (!newg)
 			fatal("out of memory allocating a goroutine record (%zu bytes) "
 			      "for goroutine %llu", G_RECORD_BYTES, (unsigned long long)id);
-		stackalloc(newg, (size_t)stack_bytes, id);
 		casgstatus(newg, _Gidle, _Gdead);
 		allgadd(newg);
+	}
+	size_t bytes = (size_t)stack_bytes;
+	if (__builtin_expect(newg->stack_hi - newg->stack_lo < bytes, 1)) {
+		/* No stack kept with the record, or too small a one. A
+		 * default-size stack comes at the first run (gstack_attach);
+		 * any other size now. */
+		if (newg->stack_alloc)
+			stackfree(newg);
+		if (stack_npages(bytes) != STACK_BATCH_NPAGES)
+			stackalloc(newg, bytes, id);
 	}
 	newg->entry = fn;
 	newg->arg = arg;
 	newg->preempt = 0;
 	newg->waitreason = 0;
 	newg->stack_bytes = (uint32_t)stack_bytes;
-	gobuf_init(&newg->sched, newg->stack_hi, newg);
+	gobuf_init(&newg->sched, newg);
+	if (newg->stack_hi)
+		gobuf_set_stack(&newg->sched, newg->stack_hi);
 	newg->goid = id;
 	casgstatus(newg, _Gdead, _Grunnable);
 	traceGoCreate(newg);

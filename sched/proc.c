@@ -998,6 +998,10 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	}
 	tick_arm_for_slice(mp->cpu, pp);
 	traceGoStart(gp, inherit_time);
+	/* A G's first run: it has no stack yet (sched/gproc.c). sp is what
+	 * gogo loads next, so the test costs no line of its own. */
+	if (__builtin_expect(gp->sched.sp == 0, 0))
+		gstack_attach(pp, gp);
 	gogo(&gp->sched);
 }
 
@@ -1203,11 +1207,15 @@ static inline void prefetch_after_exit(struct p *pp)
 						   __ATOMIC_RELAXED);
 	if (g1) {
 		/* A racy read of a hint (g1 may be running elsewhere or be
-		 * remade by go() meanwhile): any value will do. */
+		 * remade by go() meanwhile): any value will do. A G that has
+		 * not run has no stack yet (sp 0): it will take the one this
+		 * exit has just cached, still warm. */
 		uintptr_t line = __atomic_load_n(&g1->sched.sp, __ATOMIC_RELAXED) &
 				 ~(uintptr_t)63;
-		__builtin_prefetch((void *)line, 1);
-		__builtin_prefetch((void *)(line - 64), 1);
+		if (line) {
+			__builtin_prefetch((void *)line, 1);
+			__builtin_prefetch((void *)(line - 64), 1);
+		}
 	}
 #endif
 	if (g2) {

@@ -31,10 +31,10 @@ _Static_assert((RUNQ_SIZE & (RUNQ_SIZE - 1)) == 0, "RUNQ_SIZE power of two");
 /* G status (g->atomicstatus). A zero-filled G is _Gidle. */
 enum {
 	_Gidle = 0,	/* just allocated, not yet initialised */
-	_Grunnable,	/* on a run queue, not running */
+	_Grunnable,	/* on a run queue, not running; no stack until it first runs */
 	_Grunning,	/* running on an M, owns its stack */
 	_Gwaiting,	/* parked by gopark; goready makes it runnable */
-	_Gdead,		/* exited, on a free list, stack kept for reuse */
+	_Gdead,		/* exited, its record on a free list (sched/gproc.c) */
 };
 
 /* P status. A zero-filled P is _Pidle. */
@@ -131,8 +131,15 @@ struct p {
 	/* runqputslow's batch (owner only): too big for a small G stack. */
 	struct g *runqputslow_batch[RUNQ_SIZE / 2 + 1];
 
-	/* Dead Gs with stacks, for reuse by newproc on this P (owner only). */
+	/* Dead G records, for reuse by newproc on this P (owner only). A
+	 * record keeps a stack of another size than the default; default
+	 * stacks go to stackcache. */
 	struct glist gfree;
+	/* Free default-size stacks, guard pages in place, for the Gs that
+	 * start on this P (owner only): linked through each stack's top
+	 * word (sched/gproc.c). */
+	uintptr_t stackcache;
+	uint32_t nstackcache;
 
 	/* Time slice (sched/preempt.c). Go's sysmon watches schedtick from
 	 * its own thread; here execute stamps the start of each slice and

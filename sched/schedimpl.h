@@ -122,6 +122,13 @@ static inline uint32_t readgstatus(struct g *gp)
 /* gproc.c */
 struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes);
 void gfput(struct p *pp, struct g *gp);
+/* gp runs for the first time on pp and has no stack yet: a default-size
+ * one from pp's cache (execute). */
+void gstack_attach(struct p *pp, struct g *gp);
+/* pp's default-size stack cache (owner only): a stack's base, for
+ * goroutine goid (named if memory runs out), and one given back. */
+uintptr_t stackcache_get(struct p *pp, uint64_t goid);
+void stackcache_put(struct p *pp, uintptr_t base);
 const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len);
 
 /* checkdead.c: caller holds sched.lock */

@@ -1,7 +1,8 @@
 /*
  * Small stacks (go_stack with at most G_STACK_SMALL bytes): half a page
  * each from the stack pool, pages returned when both halves are free, and
- * an overflow reported by the canary at the G's next switch.
+ * an overflow reported by the canary at the G's next switch. And the
+ * default-size stacks: in batches, taken when a G first runs.
  */
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "kernel/test.h"
 #include "sched/gmk.h"
 #include "sched/sched.h"
+#include "sched/schedimpl.h"
 
 #define SMALL_GS 2000u
 
@@ -156,18 +158,6 @@ TEST_FATAL(sched_small_stack_overflow_is_reported, "stack overflow (small stack 
 
 /* ---- default stacks: allocated in batches, given back ---------------- */
 
-static struct {
-	chan_t c;
-	struct waitgroup done;
-} batch_park;
-
-static void batch_parker(void *arg)
-{
-	(void)arg;
-	chan_recv(batch_park.c, NULL);
-	waitgroup_done(&batch_park.done);
-}
-
 /* Bytes in use less the G record pages (records are never given back). */
 static uint64_t stack_bytes_in_use(void)
 {
@@ -175,44 +165,107 @@ static uint64_t stack_bytes_in_use(void)
 }
 
 /*
- * The first default-size G after gfree_release_stacks takes a whole batch
- * of G_STACK_BATCH stacks; the next G_STACK_BATCH - 1 take theirs from it
- * and cost nothing more; the one after takes a new batch; and
- * gfree_release_stacks gives the unused rest back. (Without batches each
- * G would cost its own 5 pages and the first checks fail.) Dead Gs cached
- * on other Ps may hold stacks, so only this P's allocations are counted,
- * with the Gs parked until the end.
+ * The first default-size stack after gfree_release_stacks takes a whole
+ * batch of G_STACK_BATCH stacks; the next G_STACK_BATCH - 1 come from it
+ * and cost nothing more; the one after takes a new batch. Stacks given
+ * back stay in this P's cache, and gfree_release_stacks gives back those
+ * and the batch's unused rest. (Without batches each stack would cost its
+ * own 5 pages and the first checks fail; without the release, the last.)
+ * The cache is this P's, used as its owner with preemption off.
  */
 TEST(sched_default_stacks_come_in_batches_and_go_back)
 {
 	const uint64_t slot = (G_STACK_DEFAULT / PAGE_SIZE + 1) * PAGE_SIZE;
 	const uint64_t batch = G_STACK_BATCH * slot;
-	batch_park.c = chan_make(0, 0);
-	waitgroup_add(&batch_park.done, G_STACK_BATCH + 1);
-	preempt_disable();	/* one P: gfget's cache and the batch are this P's */
+	uintptr_t s[G_STACK_BATCH + 1];
+
+	preempt_disable();
+	struct p *pp = getm()->p;
 	gfree_release_stacks();
 	uint64_t b0 = stack_bytes_in_use();
-	go(batch_parker, NULL);
+	s[0] = stackcache_get(pp, 0);
 	uint64_t b1 = stack_bytes_in_use();
 	for (int i = 1; i < G_STACK_BATCH; i++)
-		go(batch_parker, NULL);
+		s[i] = stackcache_get(pp, 0);
 	uint64_t b2 = stack_bytes_in_use();
-	go(batch_parker, NULL);
+	s[G_STACK_BATCH] = stackcache_get(pp, 0);
 	uint64_t b3 = stack_bytes_in_use();
-	gfree_release_stacks();
+	for (int i = 0; i <= G_STACK_BATCH; i++)
+		stackcache_put(pp, s[i]);
 	uint64_t b4 = stack_bytes_in_use();
+	gfree_release_stacks();
+	uint64_t b5 = stack_bytes_in_use();
 	preempt_enable();
 
-	printf("# first G: %llu bytes; next %d: %llu; one more: %llu; given back: %llu "
-	       "(a batch is %llu)\n", (unsigned long long)(b1 - b0), G_STACK_BATCH - 1,
-	       (unsigned long long)(b2 - b1), (unsigned long long)(b3 - b2),
-	       (unsigned long long)(b3 - b4), (unsigned long long)batch);
+	printf("# first stack: %llu bytes; next %d: %llu; one more: %llu; given back to the "
+	       "cache: %llu; released: %llu (a batch is %llu)\n",
+	       (unsigned long long)(b1 - b0), G_STACK_BATCH - 1, (unsigned long long)(b2 - b1),
+	       (unsigned long long)(b3 - b2), (unsigned long long)(b3 - b4),
+	       (unsigned long long)(b4 - b5), (unsigned long long)batch);
 	EXPECT_EQ(b1 - b0, batch);
 	EXPECT_EQ(b2 - b1, 0);
 	EXPECT_EQ(b3 - b2, batch);
-	EXPECT_EQ(b3 - b4, batch - slot);	/* all but the one taken */
+	EXPECT_EQ(b4, b3);		/* cached, not freed */
+	EXPECT_EQ(b5, b0);		/* every page back */
+	for (int i = 0; i <= G_STACK_BATCH; i++)	/* distinct, and guarded */
+		for (int j = 0; j < i; j++)
+			EXPECT_NE(s[i], s[j]);
+}
 
-	chan_close(batch_park.c);
-	waitgroup_wait(&batch_park.done);
-	chan_free(batch_park.c);
+/* Gs that this P makes and has not yet run hold no stack, only their
+ * records; each takes a default-size stack when it runs, from batches. At
+ * 1 P only: with more, another P may run them as soon as they are made. */
+#define UNSTARTED_GS	(4 * G_STACK_BATCH + 3)
+
+static struct {
+	chan_t c;
+	volatile uint32_t started;
+	struct waitgroup done;
+} lazy_park;
+
+static void lazy_parker(void *arg)
+{
+	(void)arg;
+	atomic_xadd32(&lazy_park.started, 1);
+	chan_recv(lazy_park.c, NULL);
+	waitgroup_done(&lazy_park.done);
+}
+
+TEST(sched_a_g_gets_its_stack_when_it_first_runs)
+{
+	if (sched_nprocs() != 1)
+		test_skip("needs nprocs=1: another P would run the Gs at once");
+	const uint64_t slot = (G_STACK_DEFAULT / PAGE_SIZE + 1) * PAGE_SIZE;
+	const uint64_t batches = (UNSTARTED_GS + G_STACK_BATCH - 1) / G_STACK_BATCH;
+	lazy_park.c = chan_make(0, 0);
+	lazy_park.started = 0;
+	waitgroup_add(&lazy_park.done, UNSTARTED_GS);
+
+	preempt_disable();	/* none of them can run meanwhile */
+	gfree_release_stacks();
+	uint64_t b0 = stack_bytes_in_use();
+	for (int i = 0; i < UNSTARTED_GS; i++)
+		go(lazy_parker, NULL);
+	uint64_t b1 = stack_bytes_in_use();
+	uint32_t started_early = atomic_load32(&lazy_park.started);
+	preempt_enable();
+	while (atomic_load32(&lazy_park.started) < UNSTARTED_GS)
+		gosched();
+	uint64_t b2 = stack_bytes_in_use();
+	chan_close(lazy_park.c);
+	waitgroup_wait(&lazy_park.done);
+	chan_free(lazy_park.c);
+	gfree_release_stacks();
+	uint64_t b3 = stack_bytes_in_use();
+
+	printf("# %d Gs made: %llu stack bytes; all parked: %llu (%llu batches); "
+	       "all ended and released: %lld\n", UNSTARTED_GS,
+	       (unsigned long long)(b1 - b0), (unsigned long long)(b2 - b0),
+	       (unsigned long long)((b2 - b0) / (G_STACK_BATCH * slot)), (long long)(b3 - b0));
+	EXPECT_EQ(started_early, 0);
+	EXPECT_EQ(b1, b0);
+	/* One batch more at most: a G of the system's may start meanwhile. */
+	EXPECT_GE(b2 - b0, batches * G_STACK_BATCH * slot);
+	EXPECT_LE(b2 - b0, (batches + 1) * G_STACK_BATCH * slot);
+	EXPECT_EQ(b3, b0);
 }

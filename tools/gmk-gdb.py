@@ -92,6 +92,10 @@ def word(addr):
 MCALL_X86 = ("r15", "r14", "r13", "r12", "rbx", "rbp")
 
 
+class NotStarted(Exception):
+    """A G that has not run yet: no stack, no frames (saved_regs)."""
+
+
 def saved_regs(gp):
     """The registers a G that is not running resumes with, as far as an
     unwinder needs them, and whether it was preempted at an interrupt. Its
@@ -131,6 +135,10 @@ def saved_regs(gp):
     if kind == "goentry":
         # goentry jumps to gstart with sp as the gobuf has it (x86-64:
         # where the G stores its zero fake return address when it runs).
+        # sp 0: a G that has not run has no stack yet (it gets one at its
+        # first run), so there is nothing to walk.
+        if sp == 0:
+            raise NotStarted()
         fn = int(val("(unsigned long)gstart"))
         if a64:
             regs["x29"], regs["x30"], regs["sp"], regs["pc"] = 0, 0, sp, fn
@@ -146,6 +154,8 @@ def saved_pc(gp):
     gobuf's pc where that says nothing more (info goroutines lists on)."""
     try:
         regs, _ = saved_regs(gp)
+    except NotStarted:
+        return int(val("(unsigned long)gstart"))	# where it will start
     except (gdb.GdbError, gdb.error, gdb.MemoryError):
         return int(gp["sched"]["pc"])
     return regs["pc"] if is_aarch64() else regs["rip"]
@@ -234,7 +244,13 @@ class GoroutineCmd(gdb.Command):
         raise gdb.GdbError("goroutine %d runs on core %d, which gdb does not see" % (int(gp["goid"]), core))
 
     def bt_saved(self, gp):
-        regs, preempted = saved_regs(gp)
+        try:
+            regs, preempted = saved_regs(gp)
+        except NotStarted:
+            print("goroutine %d (%s): not started yet, no stack; it will run %s" %
+                  (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),
+                   symname(gp["entry"])))
+            return
         gdb.execute("frame 0", to_string=True)
         saved = {r: int(gdb.selected_frame().read_register(r)) for r in regs}
         print("goroutine %d (%s)%s:" % (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),

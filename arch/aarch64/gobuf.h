@@ -44,17 +44,23 @@ _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 void goentry(void);
 
 /*
- * A fresh context for the G g whose stack top is sp_top: gogo lands on
- * goentry, which branches to gstart, every G's first function, with x29 =
- * x30 = 0 (backtraces end there) and sp 16-aligned as AAPCS64 wants.
- * Nothing is written to the new stack (see arch/x86_64/gobuf.h: starting
- * a G touches its record only).
+ * A fresh context for the G g: gogo lands on goentry, which branches to
+ * gstart, every G's first function, with x29 = x30 = 0 (backtraces end
+ * there). sp stays 0 until the G has a stack (gobuf_set_stack, at its
+ * first run); nothing is written to the stack (see arch/x86_64/gobuf.h).
  */
-static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top, void *g)
+static inline void gobuf_init(struct gobuf *b, void *g)
 {
-	b->sp = sp_top & ~(uintptr_t)15;
+	b->sp = 0;
 	b->pc = (uintptr_t)goentry;
 	b->g = g;
+}
+
+/* The fresh context b starts on the stack whose top is sp_top, 16-aligned
+ * as AAPCS64 wants. */
+static inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
+{
+	b->sp = sp_top & ~(uintptr_t)15;
 }
 #endif
 

@@ -10,12 +10,15 @@
 #ifndef GMK_ARCH_HOST_GOBUF_H
 #define GMK_ARCH_HOST_GOBUF_H
 
-/* The kernel's gobuf under another name, for its layout and gobuf_init. */
+/* The kernel's gobuf under another name, for its layout and its
+ * gobuf_init and gobuf_set_stack. */
 #define gobuf gobuf_x86_64
 #define gobuf_init gobuf_init_x86_64
+#define gobuf_set_stack gobuf_set_stack_x86_64
 #include "arch/x86_64/gobuf.h"
 #undef gobuf
 #undef gobuf_init
+#undef gobuf_set_stack
 
 #define GOBUF_FIBER	24
 #undef GOBUF_SIZE
@@ -36,12 +39,17 @@ _Static_assert(sizeof(struct gobuf_x86_64) == GOBUF_FIBER, "gobuf");
 /* A G's fiber outlives its gobuf's reinitialisation (G records are reused). */
 void *host_san_fiber_for(void *old_fiber, void *g);
 
-static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top, void *g)
+static inline void gobuf_init(struct gobuf *b, void *g)
 {
 	void *fiber = b->fiber;
 
-	gobuf_init_x86_64((struct gobuf_x86_64 *)b, sp_top, g);
+	gobuf_init_x86_64((struct gobuf_x86_64 *)b, g);
 	b->fiber = host_san_fiber_for(fiber, g);
+}
+
+static inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
+{
+	gobuf_set_stack_x86_64((struct gobuf_x86_64 *)b, sp_top);
 }
 #endif
 

@@ -54,22 +54,26 @@ _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 void goentry(void);
 
 /*
- * A fresh context for the G g whose stack top is sp_top: gogo lands on
- * goentry, which zeroes rbp (frame-pointer backtraces end at the G's first
- * function), stores a zero fake return address at sp and jumps to gstart,
- * every G's first function, with rsp = 8 mod 16 as if `call` had pushed
- * it (the ABI). Go's newproc1 writes the return address (goexit) onto the
- * new stack; gmk leaves it to the G, so that starting a G touches its
- * record only: a G queued behind thousands of others (the steal and
- * fanout benchmarks) would find the stack line the spawner wrote evicted
- * by the time it runs, and pay for that line, and its page's TLB entry,
- * twice.
+ * A fresh context for the G g: gogo lands on goentry, which zeroes rbp
+ * (frame-pointer backtraces end at the G's first function), stores a zero
+ * fake return address at sp and jumps to gstart, every G's first
+ * function, with rsp = 8 mod 16 as if `call` had pushed it (the ABI). sp
+ * stays 0 until the G has a stack (gobuf_set_stack): a G gets its stack
+ * when it first runs (sched/gproc.c, gstack_attach). Go's newproc1 writes
+ * the return address (goexit) onto the new stack; gmk leaves it to the G,
+ * so that starting a G touches its record only.
  */
-static inline void gobuf_init(struct gobuf *b, uintptr_t sp_top, void *g)
+static inline void gobuf_init(struct gobuf *b, void *g)
 {
-	b->sp = (sp_top & ~(uintptr_t)15) - 8;
+	b->sp = 0;
 	b->pc = (uintptr_t)goentry;
 	b->g = g;
+}
+
+/* The fresh context b starts on the stack whose top is sp_top. */
+static inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
+{
+	b->sp = (sp_top & ~(uintptr_t)15) - 8;
 }
 #endif
 
