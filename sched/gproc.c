@@ -344,11 +344,16 @@ void stackcache_put(struct p *pp, uintptr_t base)
 	spin_unlock(&stackfree_lock);
 }
 
-/* A free default-size stack's pages back to the page allocator. */
-static void stack_default_free(uintptr_t base)
+/* A list of free default-size stacks (linked as the caches), each one's
+ * pages back to the page allocator. */
+static void stack_default_free_list(uintptr_t list)
 {
-	arch_map_page(base);
-	page_free((void *)base, STACK_BATCH_NPAGES);
+	while (list) {
+		uintptr_t s = list;
+		list = *stack_link(s);
+		arch_map_page(s);
+		page_free((void *)s, STACK_BATCH_NPAGES);
+	}
 }
 
 /*
@@ -519,11 +524,8 @@ void gfree_release_stacks(void)
 	struct p *pp = getm()->p;
 	for (struct g *gp = pp->gfree.head; gp; gp = gp->schedlink)
 		stackfree(gp);
-	while (pp->stackcache) {
-		uintptr_t s = pp->stackcache;
-		pp->stackcache = *stack_link(s);
-		stack_default_free(s);
-	}
+	stack_default_free_list(pp->stackcache);
+	pp->stackcache = 0;
 	pp->nstackcache = 0;
 	spin_lock(&sched.gfree_lock);
 	for (struct g *gp = sched.gfree.head; gp; gp = gp->schedlink)
@@ -533,11 +535,7 @@ void gfree_release_stacks(void)
 	uintptr_t list = stackfree_list;
 	stackfree_list_set(0);
 	spin_unlock(&stackfree_lock);
-	while (list) {
-		uintptr_t s = list;
-		list = *stack_link(s);
-		stack_default_free(s);
-	}
+	stack_default_free_list(list);
 	stackbatch_release();
 	preempt_enable();
 }
