@@ -288,11 +288,10 @@ void arch_wait_for_interrupt(void)
 			break;
 		struct timespec ts, *tsp = NULL;
 		if (dl) {
-			ts.tv_sec = (time_t)(dl / 1000000000ull);
-			ts.tv_nsec = (long)(dl % 1000000000ull);
+			host_counter_timespec(dl, &ts);
 			tsp = &ts;
 		}
-		/* Absolute CLOCK_MONOTONIC timeout: arch_counter's clock. */
+		/* An absolute CLOCK_MONOTONIC timeout. */
 		long r = futex(&h->wake, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, seq,
 			       tsp, FUTEX_BITSET_MATCH_ANY);
 		if (r == 0 && atomic_load32(&h->wake) != seq)

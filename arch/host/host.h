@@ -45,6 +45,12 @@ extern bool host_async_preempt;
 void host_guard_use_mprotect(void);
 extern bool host_overcommit;
 
+/* arch/host/clock.c: choose and measure the counter (returns its rate in
+ * Hz); a counter deadline as the CLOCK_MONOTONIC time Linux waits for. */
+uint64_t host_clock_init(void);
+struct timespec;
+void host_counter_timespec(uint64_t deadline, struct timespec *ts);
+
 void host_signals_init(void);
 /* boards/hosted/board.c: boot with these arguments (never returns). */
 int hosted_main(int argc, char **argv);

@@ -189,7 +189,7 @@ void board_cpu_init(void)
 
 uint64_t board_counter_hz(void)
 {
-	return NSEC_PER_SEC;		/* arch_counter is CLOCK_MONOTONIC ns */
+	return host_clock_init();	/* the TSC or CLOCK_MONOTONIC ns */
 }
 
 void board_timer_arm(uint64_t deadline)
@@ -203,8 +203,7 @@ void board_timer_arm(uint64_t deadline)
 		return;			/* the idle wait still honours it */
 	struct itimerspec its;
 	memset(&its, 0, sizeof its);
-	its.it_value.tv_sec = (time_t)(deadline / NSEC_PER_SEC);
-	its.it_value.tv_nsec = (long)(deadline % NSEC_PER_SEC);
+	host_counter_timespec(deadline, &its.it_value);
 	if (timer_settime(h->timer, TIMER_ABSTIME, &its, NULL) != 0)
 		panic("hosted: timer_settime: %s", strerror(errno));
 }
