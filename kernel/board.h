@@ -48,6 +48,13 @@ void board_putc(char c);
  * says why; the board only raises the interrupt. */
 void board_ipi_send(unsigned id);
 
+/* The same, for a core known to be in arch_wait_for_interrupt or on its
+ * way there with interrupts masked, looking at its mailbox before it
+ * sleeps (an idle M in stopm): it only has to be woken, not interrupted.
+ * Hardware boards raise the IPI all the same; the hosted board wakes the
+ * thread if it sleeps and sends no signal (ipi_wake_idle, kernel/ipi.c). */
+void board_ipi_wake_idle(unsigned id);
+
 /* Arm this core's one-shot timer to fire at counter value `deadline`
  * (arch_counter units); 0 disarms. */
 void board_timer_arm(uint64_t deadline);

@@ -586,7 +586,7 @@ void timers_notify_idle_locked(uint64_t when)
 static void m_unpark(struct m *mp)
 {
 	atomic_store32(&mp->park, 1);		/* store-release: nextp first */
-	ipi_send(mp->cpu->id, IPI_WAKE);
+	ipi_wake_idle(mp->cpu->id);		/* mp is in stopm */
 }
 
 /* startm: run pp on an idle M, spinning (looking for work) if asked.

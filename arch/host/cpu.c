@@ -322,6 +322,23 @@ void host_core_kick(unsigned id)
 		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_IPI);
 }
 
+/*
+ * An IPI for a core that is in arch_wait_for_interrupt or will enter it
+ * before it unmasks (board_ipi_wake_idle): wake it if it sleeps, and
+ * nothing else. The caller set the mailbox bit first (full barrier), and
+ * the wait reads `wake`, then the mailbox, then sleeps on `wake`: a wait
+ * that read the mailbox before the bit was set read `wake` before the
+ * bump below, and its futex wait returns at once.
+ */
+void host_core_wake(unsigned id)
+{
+	struct host_core *h = &host_cores[id];
+
+	atomic_xadd32(&h->wake, 1);		/* full barrier */
+	if (atomic_load32(&h->sleeping))
+		futex(&h->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
+}
+
 /* ---- faults -------------------------------------------------------------- */
 
 static void fault_handler(int sig, siginfo_t *si, void *ucv)

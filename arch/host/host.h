@@ -55,6 +55,7 @@ void host_signals_init(void);
 /* boards/hosted/board.c: boot with these arguments (never returns). */
 int hosted_main(int argc, char **argv);
 void host_core_kick(unsigned id);
+void host_core_wake(unsigned id);
 
 /* arch/host/san.c: fiber annotations (no-ops without sanitizers). */
 struct cpu;

@@ -213,6 +213,11 @@ void board_ipi_send(unsigned id)
 	host_core_kick(id);
 }
 
+void board_ipi_wake_idle(unsigned id)
+{
+	host_core_wake(id);
+}
+
 void board_irq(struct trapframe *tf)
 {
 	if (tf->vector == HOST_VEC_TIMER)

@@ -526,6 +526,11 @@ void board_ipi_send(unsigned id)
 	chip->send_ipi(id, core[id].mpidr);
 }
 
+void board_ipi_wake_idle(unsigned id)
+{
+	board_ipi_send(id);	/* wfi ends on an interrupt */
+}
+
 void board_timer_arm(uint64_t deadline)
 {
 	if (deadline)

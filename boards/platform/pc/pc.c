@@ -257,6 +257,11 @@ void board_ipi_send(unsigned id)
 	lapic_send_ipi(cpus[id].hwid, VEC_IPI);
 }
 
+void board_ipi_wake_idle(unsigned id)
+{
+	board_ipi_send(id);	/* hlt ends on an interrupt */
+}
+
 void board_timer_arm(uint64_t deadline)
 {
 	lapic_timer_arm(deadline);
