@@ -66,14 +66,6 @@ static uint64_t monotonic_raw_ns(void)
 #if defined(__x86_64__)
 #include <cpuid.h>
 
-static uint64_t tsc_read(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static bool tsc_invariant(void)
 {
 	unsigned a, b, c, d;
@@ -92,9 +84,9 @@ static void tsc_pair(uint64_t *tsc, uint64_t *ns)
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < CAL_READS; i++) {
-		uint64_t a = tsc_read();
+		uint64_t a = host_tsc_read();
 		uint64_t n = monotonic_raw_ns();
-		uint64_t b = tsc_read();
+		uint64_t b = host_tsc_read();
 		if (b - a < best) {
 			best = b - a;
 			*tsc = a + (b - a) / 2;
@@ -181,7 +173,7 @@ uint64_t host_clock_init(void)
 			printf("gmk: hosted: counter: TSC, %llu.%03llu MHz (against "
 			       "CLOCK_MONOTONIC_RAW)\n", (unsigned long long)(hz / 1000000),
 			       (unsigned long long)(hz / 1000 % 1000));
-			host_tsc_base = tsc_read();
+			host_tsc_base = host_tsc_read();
 			host_tsc = true;
 			return hz;
 		}

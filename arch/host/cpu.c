@@ -309,19 +309,6 @@ void arch_wait_for_interrupt(void)
 		irq_take_here(HOST_VEC_IPI);
 }
 
-/* An IPI: wake the core if it sleeps in arch_wait_for_interrupt, signal
- * it otherwise (a running core must take it at once, as an interrupt). */
-void host_core_kick(unsigned id)
-{
-	struct host_core *h = &host_cores[id];
-
-	atomic_xadd32(&h->wake, 1);		/* full barrier */
-	if (atomic_load32(&h->sleeping))
-		futex(&h->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
-	else
-		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_IPI);
-}
-
 /*
  * An IPI for a core that is in arch_wait_for_interrupt or will enter it
  * before it unmasks (board_ipi_wake_idle): wake it if it sleeps, and
@@ -330,13 +317,28 @@ void host_core_kick(unsigned id)
  * that read the mailbox before the bit was set read `wake` before the
  * bump below, and its futex wait returns at once.
  */
+static bool core_wake(struct host_core *h)
+{
+	atomic_xadd32(&h->wake, 1);		/* full barrier */
+	if (!atomic_load32(&h->sleeping))
+		return false;
+	futex(&h->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
+	return true;
+}
+
 void host_core_wake(unsigned id)
+{
+	core_wake(&host_cores[id]);
+}
+
+/* An IPI: wake the core if it sleeps in arch_wait_for_interrupt, signal
+ * it otherwise (a running core must take it at once, as an interrupt). */
+void host_core_kick(unsigned id)
 {
 	struct host_core *h = &host_cores[id];
 
-	atomic_xadd32(&h->wake, 1);		/* full barrier */
-	if (atomic_load32(&h->sleeping))
-		futex(&h->wake, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
+	if (!core_wake(h))
+		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_IPI);
 }
 
 /* ---- faults -------------------------------------------------------------- */

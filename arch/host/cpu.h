@@ -175,17 +175,23 @@ void arch_wait_for_interrupt(void);
 extern bool host_tsc;
 extern uint64_t host_tsc_base;
 
+#if defined(__x86_64__)
+/* lfence: not read before earlier loads complete (a time compared with a
+ * stamp another core stored; the x86-64 board's arch_counter,
+ * arch/x86_64/cpu.h). */
+static inline uint64_t host_tsc_read(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
 static inline uint64_t arch_counter(void)
 {
 #if defined(__x86_64__)
-	if (__builtin_expect(host_tsc, 1)) {
-		uint32_t lo, hi;
-		/* lfence: not read before earlier loads complete (a time
-		 * compared with a stamp another core stored; the x86-64
-		 * board's arch_counter, arch/x86_64/cpu.h). */
-		__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-		return (((uint64_t)hi << 32) | lo) - host_tsc_base;
-	}
+	if (__builtin_expect(host_tsc, 1))
+		return host_tsc_read() - host_tsc_base;
 #endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
