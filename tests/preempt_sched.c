@@ -488,22 +488,68 @@ TEST(preempt_spinning_g_is_preempted_once_per_slice)
 /*
  * Idle cores halt (wfi/hlt) instead of polling: with one busy G, every
  * other core records halted time for most of the window.
+ *
+ * When it fails, what each core did is printed: the Gs seen on it at
+ * HALT_SAMPLES points of the window, its M's P and spinning state, and
+ * the IPIs it took. A core that neither halted nor took a timer interrupt
+ * all along ran no G (a running G's core ticks at its slice's end) or had
+ * interrupts masked, or its vCPU got no time from the host; the samples
+ * tell those apart. (A core with no halt and no tick for the whole
+ * window failed this test 3 times at arm64 smp 2: in one CI run and in 2
+ * of ~60 looped boots, with gosched's run-on for empty queues, which was
+ * reverted for it and came back; then 0 of 140 boots with the samples in
+ * place. What that core ran is what the next failure prints.)
  */
+#define HALT_SAMPLES 20
+static struct g *halt_seen[MAX_CPUS][HALT_SAMPLES];
+
+static void halt_report(const uint64_t *ipi0)
+{
+	for (unsigned i = 0; i < ncpus; i++) {
+		struct m *mp = cpus[i].m;
+		struct p *pp = mp ? (struct p *)atomic_loaduintptr((volatile uintptr_t *)&mp->p) : NULL;
+		printf("#   core %u: M %s, P %d, spinning %u, %llu IPIs, last tick at pc %#lx; Gs seen:",
+		       i, mp ? "up" : "none", pp ? (int)pp->id : -1, mp ? mp->spinning : 0,
+		       (unsigned long long)(atomic_load64(&cpus[i].ipis) - ipi0[i]),
+		       (unsigned long)cpus[i].last_tick_pc);
+		for (int k = 0, n; k < HALT_SAMPLES; k += n) {
+			struct g *gp = halt_seen[i][k];
+			for (n = 1; k + n < HALT_SAMPLES && halt_seen[i][k + n] == gp; n++)
+				;
+			if (gp)
+				printf(" G%llu (entry %p) x%d", (unsigned long long)gp->goid,
+				       (void *)(uintptr_t)gp->entry, n);
+			else
+				printf(" none x%d", n);
+		}
+		printf("\n");
+	}
+}
+
 TEST(preempt_idle_cores_halt)
 {
-	uint64_t idle0[MAX_CPUS], irq0[MAX_CPUS], t0 = nanotime();
+	uint64_t idle0[MAX_CPUS], irq0[MAX_CPUS], ipi0[MAX_CPUS], t0 = nanotime();
 	const uint64_t window = 200 * NSEC_PER_MSEC;
 
 	for (unsigned i = 0; i < ncpus; i++) {
 		idle0[i] = cpu_idle_ns(&cpus[i]);
 		irq0[i] = atomic_load64(&cpus[i].timer_irqs);
+		ipi0[i] = atomic_load64(&cpus[i].ipis);
 	}
 	/* This G is the one busy G, and stays on its core: preempted, it
 	 * would go to the global queue at each slice's end and wake another
 	 * core to take it (that core's wake-up and steal pass were half the
 	 * window with the host loaded, and failed the test at 2 cores). */
 	preempt_disable();
-	delay_ns(window);
+	for (int k = 0; k < HALT_SAMPLES; k++) {
+		delay_ns(window / HALT_SAMPLES);
+		for (unsigned i = 0; i < ncpus; i++) {
+			struct m *mp = cpus[i].m;
+			halt_seen[i][k] = mp ? (struct g *)atomic_loaduintptr(
+						       (volatile uintptr_t *)&mp->curg)
+					     : NULL;
+		}
+	}
 	preempt_enable();
 	uint64_t elapsed = nanotime() - t0;
 	unsigned halted = 0;
@@ -520,6 +566,8 @@ TEST(preempt_idle_cores_halt)
 	       ncpus, (unsigned long long)(elapsed / NSEC_PER_MSEC));
 	/* Counted over all cores: at least half of what ncpus - 1 idle
 	 * cores would have. */
+	if (total * 2 < (ncpus - 1) * elapsed)
+		halt_report(ipi0);
 	EXPECT_GE(total * 2, (ncpus - 1) * elapsed);
 }
 
