@@ -1107,6 +1107,20 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
 	if (now >= atomic_load64(&sched.g0work_due) || (when0 != 0 && when0 <= now) ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;
+	/*
+	 * The global queue empty as well: the put and the take below would
+	 * hand gp back to itself, so it runs on, and sched.lock is not
+	 * touched. Without this, two Ps whose Gs both yield each bounced
+	 * sched.lock's line to the other at every gosched, and took their
+	 * own G back every time: `bench yield nprocs=2` ran at 125-142 ns a
+	 * gosched on the hosted board, 2.5x its 1-P figure and Go's. The
+	 * size is read without the lock (globrunqempty): a G another P puts
+	 * there meanwhile is the same race as above, which either side may
+	 * win. Go would also wake an idle P here (goschedImpl's wakep), to
+	 * find gp in the global queue; nothing was queued, so none is woken.
+	 */
+	if (globrunqempty())
+		execute_at(mp, gp, false, now);
 	atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule_m */
 	struct g *rest;
 	int32_t nrest;
