@@ -495,10 +495,11 @@ TEST(preempt_spinning_g_is_preempted_once_per_slice)
  * all along ran no G (a running G's core ticks at its slice's end) or had
  * interrupts masked, or its vCPU got no time from the host; the samples
  * tell those apart. (A core with no halt and no tick for the whole
- * window failed this test 3 times at arm64 smp 2: in one CI run and in 2
+ * window failed this test twice at arm64 smp 2, in one CI run and in 1
  * of ~60 looped boots, with gosched's run-on for empty queues, which was
- * reverted for it and came back; then 0 of 140 boots with the samples in
- * place. What that core ran is what the next failure prints.)
+ * reverted for it and came back; then in none of 176 such boots under
+ * CPU hogs, the samples in place. The next failure says what that core
+ * ran.)
  */
 #define HALT_SAMPLES 20
 static struct g *halt_seen[MAX_CPUS][HALT_SAMPLES];
