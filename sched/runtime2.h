@@ -84,7 +84,12 @@ struct g {
 	struct g *schedlink;		/* link in a gQueue/gList */
 	struct g *alllink;		/* link in sched.allgs (never unlinked) */
 	void (*entry)(void *);		/* go(fn, arg) */
-	void *arg;
+	union {
+		void *arg;
+		/* Dead, and first of a batch on sched.gfree: the batch's
+		 * last G (sched/gproc.c, gfput). */
+		struct g *gfreelast;
+	};
 	volatile uint32_t preempt;	/* preemption requested (issue 4) */
 	uint32_t stack_bytes;		/* requested usable stack size */
 };
