@@ -86,7 +86,8 @@ struct starve {
 	struct mutex mu;
 	volatile uint32_t stop;
 	uint64_t deadline;		/* hogs give up then, whatever happens */
-	volatile uint32_t saw_starving;
+	volatile uint32_t saw_starving;		/* a hog held it in starvation mode */
+	volatile uint32_t victim_saw_starving;	/* the victim did */
 	struct waitgroup wg;
 };
 
@@ -119,6 +120,13 @@ TEST(sync_mutex_starvation_mode_bounds_wait)
 		uint64_t t0 = nanotime();
 		mutex_lock(&s.mu);
 		uint64_t waited = nanotime() - t0;
+		/* Handed over in starvation mode, with hogs still waiting
+		 * (the mode stays on while this G, which starved, holds it).
+		 * The hogs look too, but a hog that took it over after a
+		 * short wait turns the mode off as it takes it, so they may
+		 * never see it: 1 boot in ~125 at arm64 smp 2. */
+		if (atomic_load32(&s.mu.state) & MUTEX_STARVING)
+			atomic_store32(&s.victim_saw_starving, 1);
 		mutex_unlock(&s.mu);
 		if (waited > worst)
 			worst = waited;
@@ -126,10 +134,11 @@ TEST(sync_mutex_starvation_mode_bounds_wait)
 	}
 	atomic_store32(&s.stop, 1);
 	waitgroup_wait(&s.wg);
-	printf("# longest wait for the lock: %llu us; starvation mode seen: %u\n",
-	       (unsigned long long)(worst / NSEC_PER_USEC), s.saw_starving);
+	printf("# longest wait for the lock: %llu us; starvation mode seen by a hog: %u, "
+	       "by the victim: %u\n", (unsigned long long)(worst / NSEC_PER_USEC),
+	       s.saw_starving, s.victim_saw_starving);
 	ASSERT_LT(worst, VICTIM_BOUND_NS);
-	ASSERT_EQ(s.saw_starving, 1);
+	ASSERT_EQ(s.saw_starving | s.victim_saw_starving, 1);
 	ASSERT_EQ(s.mu.state, 0);
 }
 
