@@ -164,15 +164,6 @@ static uint64_t stack_bytes_in_use(void)
 	return page_bytes_in_use() - g_record_pages_bytes();
 }
 
-/*
- * The first default-size stack after gfree_release_stacks takes a whole
- * batch of G_STACK_BATCH stacks; the next G_STACK_BATCH - 1 come from it
- * and cost nothing more; the one after takes a new batch. Stacks given
- * back stay in this P's cache, and gfree_release_stacks gives back those
- * and the batch's unused rest. (Without batches each stack would cost its
- * own 5 pages and the first checks fail; without the release, the last.)
- * The cache is this P's, used as its owner with preemption off.
- */
 /* Every P but this G's idle: the Gs of earlier tests have ended, and the
  * last of them are not on another core in goexit, moving their stacks to
  * the global free list while this test counts pages (1 boot in 100 at
@@ -187,6 +178,15 @@ static bool other_ps_idle(void)
 	return true;
 }
 
+/*
+ * The first default-size stack after gfree_release_stacks takes a whole
+ * batch of G_STACK_BATCH stacks; the next G_STACK_BATCH - 1 come from it
+ * and cost nothing more; the one after takes a new batch. Stacks given
+ * back stay in this P's cache, and gfree_release_stacks gives back those
+ * and the batch's unused rest. (Without batches each stack would cost its
+ * own 5 pages and the first checks fail; without the release, the last.)
+ * The cache is this P's, used as its owner with preemption off.
+ */
 TEST(sched_default_stacks_come_in_batches_and_go_back)
 {
 	const uint64_t slot = (G_STACK_DEFAULT / PAGE_SIZE + 1) * PAGE_SIZE;
