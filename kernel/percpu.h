@@ -75,7 +75,7 @@ static inline struct cpu *this_cpu(void) { return arch_this_cpu(); }
  * One field of this core's struct cpu: on x86-64 a single %gs-relative
  * load (no load of the struct's address first); elsewhere through
  * this_cpu(). The spinlocks and preempt_enable read id and resched on
- * every lock (issue 14).
+ * every lock.
  */
 #if !defined(GMK_HOSTED) && defined(__x86_64__)
 #include <stddef.h>

@@ -4,22 +4,18 @@
  * spin_lock does not mask interrupts; spin_lock_irqsave does, for locks an
  * interrupt handler also takes.
  *
- * Not a ticket lock, which gmk had first, for two reasons (issue 14):
+ * Not a ticket lock, for two reasons:
  * - Cost. A switch takes sched.lock one to three times and a channel
- *   operation its channel's lock; the ticket lock's round trip, with the
- *   separate holder field that names the owner for the checks, was ~16
- *   instructions, this one is 8, the holder check included.
+ *   operation its channel's lock; a ticket lock needs a separate holder
+ *   field to name the owner for the checks, where this word is both the
+ *   lock and the holder's name.
  * - A waiter that is not running stalls nobody. Under a hypervisor or
  *   QEMU a vCPU can lose the host CPU at any time; with tickets, the one
  *   whose turn is next then holds up every other core until it runs
- *   again (make test's replay boots and the hosted board's loaded runs
- *   met that for seconds to minutes). Here the lock goes to whoever asks
- *   while it is free.
- * What tickets gave, that no waiting core starves, a compare-and-swap
+ *   again. Here the lock goes to whoever asks while it is free.
+ * What tickets give, that no waiting core starves, a compare-and-swap
  * lock gives only with help: a core can lose the race for the free lock
- * again and again, in principle for ever. (Added when a hog-loaded boot
- * saw a P do nothing for 2 s; that was not starvation but a P left at the
- * bottom of the LIFO idle list, as Go leaves it: tests/sched_spawn.c.)
+ * again and again, in principle for ever.
  * So a waiter that has spun SPIN_STARVE_SPINS times asks for the lock:
  * it names itself in `handoff` and sets SPIN_HANDOFF in the word, which
  * sends the holder's unlock to its slow path, and that hands the lock
@@ -56,8 +52,8 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 
 /*
  * The fast paths are inline: a scheduling operation takes two or three
- * locks, and an out-of-line call with its holder bookkeeping was a tenth
- * of a gosched (issue 14). What stays out of line is what is rare: the
+ * locks, and an out-of-line call would cost each of them a call and a
+ * return on the switch path. What stays out of line is what is rare: the
  * wait for a held lock, and the report of an unlock by a non-holder.
  */
 #include "kernel/atomic.h"
@@ -74,8 +70,8 @@ SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l);
  * preempt-off count, for code that nothing can preempt anyway: the
  * scheduler on g0 (the tick and the safe-point hook only ever switch a
  * running G, never g0). The count would guard nothing there, and raising
- * and dropping it (with the pending-switch check) was ~6 instructions a
- * lock on every gosched (issue 14). Everything else uses spin_lock.
+ * and dropping it (with the pending-switch check) would cost every
+ * gosched a few instructions a lock. Everything else uses spin_lock.
  */
 /* What this core writes into a lock it holds. */
 static inline __attribute__((always_inline)) uint32_t spin_tag(void)

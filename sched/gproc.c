@@ -20,11 +20,9 @@
  * run, a G that has not run costs its record only, and the Gs that run
  * one after another on a P take the stack the last one left, still in
  * the cache and the TLB, instead of one each that the spawner's queue
- * has long evicted (bench fanout on the hosted board, this repository's
- * 2-core VM: efficiency 0.71-0.74 -> 0.89-0.90 at 1 P; README, issue
- * 14). Stacks of other sizes (small pool stacks,
- * bigger ones) are allocated when the G is made and stay with its record
- * when it dies, for the next G that asks for no more, as before.
+ * has long evicted (docs/performance.md). Stacks of other sizes (small
+ * pool stacks, bigger ones) are allocated when the G is made and stay
+ * with its record when it dies, for the next G that asks for no more.
  */
 #include <stdio.h>
 #include <string.h>
@@ -42,10 +40,9 @@
  * GFREE_LOCAL_KEEP remain; an empty P refills with GFREE_LOCAL_KEEP (Go's
  * gfput / gfget: 64 and 32). The Gs move as one chain, GFREE_BATCH at a
  * time, whose first G names its last (gfreelast): a refill takes a batch
- * without walking it. Go pops its 32 one at a time, and so did gmk: each
- * pop waited for the G's link, last written on the core that freed it,
- * one miss after another (bench spawn nprocs=2 on the hosted board: a
- * fifth of the run in that loop).
+ * without walking it. Go pops its 32 one at a time: each pop waits for
+ * the G's link, last written on the core that freed it, one cache miss
+ * after another.
  */
 #define GFREE_LOCAL_MAX  64
 #define GFREE_LOCAL_KEEP 32
@@ -197,14 +194,14 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
  * (stackcacherefill), for the guard page's sake. Unmapping a page that
  * has been written costs a TLB shootdown on every core that runs the
  * kernel: on the hosted board, Linux interrupts each core that runs one
- * of its threads, for a guard marker (arch/host/cpu.c) as for the
- * mprotect measured before them (a 2-core VM with the other thread busy:
- * 13 us per mprotect of a written page, 4.4 us of a never-written one).
- * A fresh batch has had at most its first page written (the page
- * allocator's free-list link), so all its other guards are unmapped
- * without a shootdown; there the stacks are not zeroed either
- * (stack_pages_alloc, below), so a G faults in only the pages it uses. A
- * slot is a plain run of pages: stackfree gives one back on its own.
+ * of its threads, for a guard marker (arch/host/cpu.c) as for an
+ * mprotect, and that makes a written page's guard about three times as
+ * costly as a never-written one's. A fresh batch has had at most its
+ * first page written (the page allocator's free-list link), so all its
+ * other guards are unmapped without a shootdown; there the stacks are
+ * not zeroed either (stack_pages_alloc, below), so a G faults in only
+ * the pages it uses. A slot is a plain run of pages: stackfree gives one
+ * back on its own.
  * The batch's unused slots count as in use until taken or until
  * gfree_release_stacks gives them back.
  */
@@ -217,11 +214,10 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
  * page that code ran from before gmk started (with 1 GiB on qemu-x86_64:
  * 0x3efe4000-0x3f000000, firmware or loader code) keeps its translated
  * blocks until the bytes of each are written, and every store to the
- * page takes the emulator's slow path meanwhile. A G whose stack landed
- * there ran 20,000 stores to its stack in 12-48 ms, against 38 us on any
- * other page, and under host load stalled the ping-pong test's hog pair
- * for 5 s (x86 smp=8, 2 boots in 24). Zeroing writes every byte once and
- * drops them, as page_alloc_try always did before the batches.
+ * page takes the emulator's slow path meanwhile: a G whose stack lands
+ * there runs hundreds of times slower, enough under host load to stall
+ * the ping-pong fairness test's hog pair for seconds. Zeroing writes
+ * every byte once and drops them.
  */
 static void *stack_pages_alloc(size_t npages)
 {

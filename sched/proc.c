@@ -384,7 +384,7 @@ static void timers_run_stalled(uint64_t now)
  * (Go's sysmon stand-in for the busy cores, at most every period), and
  * the timers of Ps whose cores it found stuck. Each switch compares its
  * clock with one deadline, sched.g0work_due, instead of making the three
- * checks (~6 instructions a switch, issue 14). The deadline is 0 (every
+ * checks, a few instructions a switch. The deadline is 0 (every
  * round) while a core is stuck or schedtrace is on.
  */
 static __attribute__((noinline)) void g0_periodic(uint64_t now)
@@ -1015,7 +1015,7 @@ void execute(struct g *gp, bool inherit_time)
  * Inline in schedule() and in the mcall targets below (park_m, gosched_m,
  * goyield_m, goexit0), so that a switch runs one g0 frame, not two: a
  * noreturn function's prologue saves callee-saved registers that nobody
- * will restore, and that was ~15 instructions a switch (issue 14).
+ * will restore, and a second frame would pay that on every switch.
  */
 static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m *mp)
 {
@@ -1089,8 +1089,8 @@ SCHED_HOT void park_m(struct g *gp)
  * would go straight to the global queue: one G at every 61st schedtick,
  * else a batch, from its head. That is done here with the same queue
  * states in the same order (Q, Q + gp, the take from Q's head), minus a
- * lock round trip and findrunnable's checks: ~8 instructions a gosched
- * (issue 14). Go takes sched.lock twice; what differs is only that no
+ * lock round trip and findrunnable's checks. Go takes sched.lock twice;
+ * what differs is only that no
  * other P can take gp from the global queue in between, which is a race
  * that either side may win in Go too. Returns when it does not apply.
  */
@@ -1207,7 +1207,7 @@ SCHED_HOT void goyield_m(struct g *gp)
  * each of those misses would otherwise come in turn, in the switch. Only
  * at an exit: a G that yields or parks usually hands over to a partner
  * whose lines are warm, and gosched and the hand-off are counted in
- * instructions (issue 14). Slots past the tail, and Gs that another P has
+ * instructions. Slots past the tail, and Gs that another P has
  * stolen since, are stale but still G records (never freed): the hint is
  * wasted, never wrong. Go does not prefetch here.
  */

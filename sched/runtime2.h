@@ -55,14 +55,14 @@ enum waitreason {
 	waitReasonSemacquire,
 	waitReasonSleep,
 	waitReasonTest,
-	/* Added for channels, select and sync (issue 5). */
+	/* Channels, select and sync. */
 	waitReasonChanReceiveNilChan,	/* "chan receive (nil chan)" */
 	waitReasonChanSendNilChan,	/* "chan send (nil chan)" */
 	waitReasonSelectNoCases,	/* "select (no cases)" */
 	waitReasonSyncCondWait,		/* "sync.Cond.Wait" */
 	waitReasonSyncRWMutexRLock,	/* "sync.RWMutex.RLock" */
 	waitReasonSyncRWMutexLock,	/* "sync.RWMutex.Lock" */
-	/* Added for the poller (issue 15). */
+	/* The poller. */
 	waitReasonIOWait,		/* "IO wait": poll_wait */
 	waitReasonCount
 };
@@ -90,7 +90,7 @@ struct g {
 		 * last G (sched/gproc.c, gfput). */
 		struct g *gfreelast;
 	};
-	volatile uint32_t preempt;	/* preemption requested (issue 4) */
+	volatile uint32_t preempt;	/* preemption requested (the tick) */
 	uint32_t stack_bytes;		/* requested usable stack size */
 };
 
@@ -171,7 +171,8 @@ struct p {
 	uint64_t fphash;
 	uint64_t fpevents[3];		/* by enum schedfp_event */
 	/* A G that a due timer readied into runnext (findrunnable), and how
-	 * often another G started on this P before it (issue 9's tail). */
+	 * often another G started on this P before it (a latency test's
+	 * diagnosis: a due timer's G should not wait behind others). */
 	uintptr_t timerg;
 	uint64_t ntimerbypass;
 } __cacheline_aligned;

@@ -153,9 +153,9 @@ SCHED_INLINE void assert_sched_locked(void)
 {
 #ifdef GMK_DEBUG_ASSERTS
 	/* Only in the sanitizer builds (make test boots them): the callers
-	 * take the lock in plain sight, a line or two above, and at 1.5
-	 * calls a gosched this was 4.5 instructions of it (issue 14). Go's
-	 * assertLockHeld is likewise empty unless lock ranking is built in.
+	 * take the lock in plain sight, a line or two above, and the check
+	 * would cost every gosched a few instructions. Go's assertLockHeld
+	 * is likewise empty unless lock ranking is built in.
 	 */
 	if (__builtin_expect(!spin_held(&sched.lock), 0))
 		globrunq_unlocked();

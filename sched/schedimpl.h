@@ -16,15 +16,15 @@ extern struct m allm[MAX_CPUS];
 extern volatile uint32_t mainstarted;	/* the main G exists: wakep may run */
 
 /* The running G's M. Stable while it runs: a G changes M only through a
- * switch (issue 4's preemption switches at safe points too). */
+ * switch (preemption, at an interrupt or a safe point, is a switch too). */
 static inline struct m *getm(void) { return getg()->m; }
 
 /*
  * SCHED_HOT marks the switch paths. GCC takes a function that never
  * returns for one that runs once (like main) and optimizes it for size:
  * schedule() and every mcall target would be compiled as cold code (a
- * div for `% 61`, rep stos for a small struct, spills), which cost about
- * 16 instructions a gosched (issue 14). `hot` overrides that guess.
+ * div for `% 61`, rep stos for a small struct, spills), paid on every
+ * switch. `hot` overrides that guess.
  */
 #define SCHED_HOT __attribute__((hot))
 
@@ -74,8 +74,8 @@ void stackcheck_sp(struct g *gp, uintptr_t sp);
  * to stackcheck_sp, which decides. A stack with a guard page (npages !=
  * 0) needs no check here: an overflow faults on the guard at the very
  * instruction (-fstack-clash-protection probes each page of a big frame),
- * and the fault handler names the G; the tick checks its sp as well. That
- * skip is 6 instructions a switch (issue 14). A pool stack has no guard:
+ * and the fault handler names the G; the tick checks its sp as well. A
+ * pool stack has no guard:
  * its bounds and its lowest word, the canary, are checked here.
  */
 static inline __attribute__((always_inline)) void stackcheck(struct g *gp)
@@ -182,8 +182,8 @@ void schedfp_init(void);
  * (every bit reaches the higher ones), fold the high half down (and
  * back to the lower ones). Order-sensitive, and cheap: `make replay`
  * and the -icount benchmarks run with the fingerprint on, so this runs
- * at every execute there (issue 14: the splitmix finaliser it replaces
- * was ~25 instructions a switch). */
+ * at every execute there: a few instructions, where a full 64-bit
+ * finaliser (splitmix's) would be several times as many. */
 static inline uint64_t schedfp_fold(uint64_t h, uint64_t x)
 {
 	h = (h ^ x) * 0x9e3779b97f4a7c15ull;

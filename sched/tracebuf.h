@@ -44,7 +44,7 @@ enum traceev {
  * dump; read with a plain load by the hooks (a stale true at the dump only
  * adds an event past the recorded length, which is not read). Not
  * volatile: x86-64 then tests it in memory (cmpb), one instruction less
- * at each of a switch's two or three hooks (issue 14); the writers use
+ * at each of a switch's two or three hooks; the writers use
  * __atomic stores, and trace_event reads it again with a load-acquire. */
 extern bool trace_enabled;
 

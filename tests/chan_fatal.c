@@ -88,7 +88,7 @@ TEST_FATAL(chan_nil_receive_blocks_forever, "all goroutines are asleep - deadloc
 /*
  * A freed channel (chan_free) is poisoned and held back from reuse, so
  * that using it or freeing it again is reported, not silently served by
- * whatever took its memory next (issue 9, item 11).
+ * whatever took its memory next.
  */
 TEST_FATAL(chan_send_on_freed_channel, "use of freed channel")
 {

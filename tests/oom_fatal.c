@@ -1,6 +1,6 @@
 /*
- * Running out of memory is a fatal error that names the allocation
- * (issue 9, item 12). Each test runs alone in its own boot (make test
+ * Running out of memory is a fatal error that names the allocation.
+ * Each test runs alone in its own boot (make test
  * does), on QEMU's 1 GiB (tools/run-qemu --mem).
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * The scheduler's robustness (issue 9): each test names the defect it
+ * The scheduler's robustness: each test names the defect it
  * would catch if it came back. Where the defect is a race, the test is a
  * stress test that counts, and its comment says what it catches and how
  * often.

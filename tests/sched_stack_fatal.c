@@ -1,6 +1,6 @@
 /*
- * Stack overflows must be reported, naming the G that overflowed (issue 9,
- * item 10). Each TEST_FATAL runs alone in its own boot; the overflowing
+ * Stack overflows must be reported, naming the G that overflowed. Each
+ * TEST_FATAL runs alone in its own boot; the overflowing
  * G first sets the expected message to carry its own goid
  * (test_expect_fatal), so naming another G fails the test.
  *   - a big local array on a default stack: without probing

@@ -24,9 +24,7 @@ static inline uint64_t wait_count(volatile uint64_t *counter, uint64_t want,
  * (a count the workers bump as they go) has moved for stall_ns. A hosted
  * board with more core threads than host CPUs, on a loaded host, can take
  * tens of seconds for thousands of switches through sched.lock (a lock
- * whose holder the host has descheduled; with the ticket locks before
- * issue 14's fourth round, also its next in line), as the kernel before
- * these tests did too; a lost G stops both counts.
+ * whose holder the host has descheduled); a lost G stops both counts.
  */
 static inline uint64_t wait_count_progress(volatile uint64_t *counter, uint64_t want,
 					   volatile uint64_t *progress, uint64_t stall_ns)

@@ -8,7 +8,7 @@
 #include "tests/chan_testutil.h"
 
 #define GS_PER_CORE	8
-/* Increments per G, as in the issue (and Go's own test). */
+/* Increments per G. */
 #define MUTEX_ITERS	100000
 
 struct counter {
