@@ -354,7 +354,7 @@ endif
 		$(if $(GIC),--set GIC=$(GIC)) --deterministic \
 		-- "$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE))"
 
-# Benchmarks (shared/BENCH.md): the kernel's at nprocs=1 and all cores
+# Benchmarks (docs/benchmarks.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
 BENCH_SMP ?= $(shell nproc)
 # bench-compare puts gmk beside native Go: on the hosted board (native) by

@@ -159,8 +159,8 @@ static int program_run(const char *name, size_t len)
 }
 
 /*
- * The main G: what the command line asked for, in this order (README's
- * command-line table): the tests (test=), then the programs (run=a,b runs
+ * The main G: what the command line asked for, in this order
+ * (docs/cmdline.md): the tests (test=), then the programs (run=a,b runs
  * a then b), then the benchmarks (bench=), stopping at the first that
  * fails and saying what was not run; with none, say what there is.
  */

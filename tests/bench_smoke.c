@@ -6,7 +6,7 @@
 #include "kernel/test.h"
 #include "tests/bench/bench.h"
 
-/* BENCH.md's counts divided by this: 1,000 spawns, 100 fanout Gs, one
+/* The full counts divided by this: 1,000 spawns, 100 fanout Gs, one
  * sleep per latency run. Small enough for 8 cores under TCG. */
 #define SMOKE_BENCHES "all/1000"
 

@@ -10,8 +10,8 @@
  * interrupt can be taken: right after each park the interrupts empty the
  * ring, and the writer then waits for its P (the counter's slice), not
  * for the UART. A reader slower than the guest (a full pipe: QEMU's 16550
- * then holds THRE clear) makes the wait the UART's; the README gives the
- * figures of both.
+ * then holds THRE clear) makes the wait the UART's; docs/devices.md
+ * gives the figures of both.
  *
  * The text is checked on the host, byte for byte: make test boots this
  * with txcheck=1 at one core and tools/check-serial-out compares what

@@ -1,5 +1,6 @@
 /*
- * The benchmarks of shared/BENCH.md, as kernel code (tests/bench/, a file each).
+ * The benchmarks of docs/benchmarks.md, as kernel code (tests/bench/, a
+ * file each).
  *
  * Each benchmark is one function that does the workload once and returns
  * its figure; the harness (tests/bench/harness.c) runs it BENCH_RUNS
@@ -25,7 +26,7 @@
 
 /* One benchmark's state across its runs. */
 struct bench_ctx {
-	uint32_t div;			/* counts are BENCH.md's divided by this */
+	uint32_t div;			/* the full counts divided by this */
 	uint32_t nprocs;		/* Ps the scheduler runs with */
 	volatile uint32_t failed;	/* set once, by the first bench_fail */
 	char why[160];			/* what that check said */
@@ -41,7 +42,8 @@ struct bench {
 	int aux_decimals;
 };
 
-/* BENCH.md's count `full` scaled down by the run's divisor (at least 1). */
+/* The full count `full` (docs/benchmarks.md) scaled down by the run's
+ * divisor (at least 1). */
 static inline uint32_t bench_count(const struct bench_ctx *c, uint32_t full)
 {
 	uint32_t n = full / c->div;
@@ -53,9 +55,9 @@ void bench_fail(struct bench_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * Run the benchmarks that `which` names, in BENCH.md's order, printing one
- * line each: "all" or names joined by commas, each optionally "/N" to
- * divide its counts by N ("all/1000", "spawn,parked/10"; the line then
+ * Run the benchmarks that `which` names, in docs/benchmarks.md's order,
+ * printing one line each: "all" or names joined by commas, each
+ * optionally "/N" to divide its counts by N ("all/1000", "spawn,parked/10"; the line then
  * ends with scale=1/N). Returns the number that failed, or -1 (with a
  * message) when `which` is malformed or names no benchmark.
  */

@@ -1,6 +1,7 @@
 /*
  * The benchmark harness: runs each benchmark BENCH_RUNS times, prints the
- * median with the minimum and maximum in the line format of BENCH.md, and
+ * median with the minimum and maximum in the line format of
+ * docs/benchmarks.md, and
  * counts the benchmarks whose sanity checks failed. `bench=<name>|all` on
  * the kernel command line starts it (the PROGRAM below; kernel_main_g maps
  * bench= to it); `name/N` in the list divides that benchmark's counts by N.
@@ -184,7 +185,7 @@ int bench_main(const char *which)
 	return failed;
 }
 
-PROGRAM(bench, "the benchmarks of BENCH.md: bench=all|name[,name], name/N divides")
+PROGRAM(bench, "the benchmarks (docs/benchmarks.md): bench=all|name[,name], name/N divides")
 {
 	int failed = bench_main(kopts.bench);
 

@@ -1,4 +1,4 @@
-// The gmk benchmarks (shared/BENCH.md, tests/bench/*.c) written with
+// The gmk benchmarks (docs/benchmarks.md, tests/bench/*.c) written with
 // goroutines, so that Go's own scheduler does the same work on the same
 // machine. Each figure is the median of 5 runs with the min and max, printed
 // in the kernel's line format:
@@ -26,7 +26,7 @@ import (
 
 const runs = 5 // each figure is the median of this many runs
 
-// Counts from BENCH.md.
+// Counts from docs/benchmarks.md.
 const (
 	spawnGs        = 1000000
 	yieldsPerG     = 1000000
