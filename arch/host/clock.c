@@ -7,18 +7,16 @@
  * hosted board does where the host's own clock is the TSC: the vDSO's
  * clock_gettime(CLOCK_MONOTONIC) reads that same TSC and then converts
  * the reading under a seqlock and splits it into seconds and
- * nanoseconds, which the caller joins again. Measured on a 2-core AMD
- * EPYC VM: 21 ns a call against 16 for `lfence; rdtsc`, and the hosted
- * board's gosched 50.7 -> 45.6 ns, hand-off 77.4 -> 72.0 ns
- * (bench=yield,pingpong nprocs=1, medians of 3 runs, the two counters
- * alternating).
+ * nanoseconds, which the caller joins again: a third more per read than
+ * `lfence; rdtsc`, on every switch (docs/performance.md has the
+ * figures).
  *
  * The TSC is used only where Linux trusts it: an invariant TSC (CPUID
  * 0x80000007 EDX bit 8: same rate in every P- and C-state) and `tsc` as
  * the kernel's clocksource, which Linux selects only once it has checked
  * that the cores' TSCs agree. Elsewhere (other clocksources, aarch64
- * hosts) the counter stays CLOCK_MONOTONIC in nanoseconds, as it always
- * was; and in ThreadSanitizer builds (below). GMK_HOSTED_CLOCK=monotonic
+ * hosts) the counter is CLOCK_MONOTONIC in nanoseconds; and in
+ * ThreadSanitizer builds (below). GMK_HOSTED_CLOCK=monotonic
  * forces that, GMK_HOSTED_CLOCK=tsc the TSC (x86-64 only), so that both
  * paths can be tested on one host.
  *
