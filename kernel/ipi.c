@@ -27,9 +27,8 @@ void ipi_send(unsigned cpu, enum ipi_kind kind)
  * way there with interrupts masked, where it tests its park word and then
  * its mailbox before it sleeps, so the mailbox bit is all it needs. On
  * the hosted board an IPI to a thread that is not asleep yet is a signal
- * (host_core_kick), two system calls and a signal frame, and at 2 Ps
- * bench pingpong's idle core was woken that way ~35,000 times a second:
- * 131 -> 99 ns a hand-off without them (a build that sent no such signal).
+ * (host_core_kick), two system calls and a signal frame, and bench
+ * pingpong at 2 Ps wakes the idle core at nearly every hand-off.
  */
 void ipi_wake_idle(unsigned cpu)
 {

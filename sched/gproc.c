@@ -523,9 +523,8 @@ static struct g *gfget(struct p *pp)
 	struct g *gp = glist_pop(&pp->gfree);
 	/* The next go() on this P will most likely take the next dead G:
 	 * start loading its record (two lines) now. A spawning loop then
-	 * waits for one record at a time less (bench spawn at 1 P on the
-	 * hosted board: 490 -> 370 ns a G). Go does not; its gfget has the
-	 * same miss. */
+	 * waits for one record at a time less. Go does not; its gfget has
+	 * the same miss. */
 	if (pp->gfree.head) {
 		__builtin_prefetch(pp->gfree.head, 1);
 		__builtin_prefetch((char *)pp->gfree.head + 64, 1);

@@ -972,10 +972,10 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	struct p *pp = mp->p;
 	/* runwhen before curg, and curg by store-release: the watchdog
 	 * (p_running_core) loads curg and then runwhen from other cores, and
-	 * must not see the new G with the switch's runwhen of 0 (it then
-	 * dated the G from the core's last tick, which on a core that only
-	 * switches can be seconds old: 3 false reports in 100 hog-loaded
-	 * boots, each with a vCPU descheduled between the two stores). */
+	 * must not see the new G with the switch's runwhen of 0 (it would
+	 * date the G from the core's last tick, which on a core that only
+	 * switches can be seconds old, and report a stall that is not one
+	 * when a vCPU is descheduled between the two stores). */
 	atomic_store64(&pp->runwhen, now);
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
 	gp->m = mp;
