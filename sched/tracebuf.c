@@ -285,7 +285,7 @@ static void out_u64(uint64_t v) { out_write(&v, sizeof v); }
 void trace_dump(void)
 {
 	uint32_t counts[MAX_CPUS];
-	uint64_t total = 64 + 8, events = 0, lost = 0;
+	uint64_t total = 64 + 8, records = 0, lost = 0;
 	const char *sink = NULL;
 
 	if (!__atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE))
@@ -295,7 +295,7 @@ void trace_dump(void)
 		/* load-acquire: pairs with trace_event's store-release */
 		counts[i] = atomic_load32(&tracebufs[i].n);
 		total += 16 + (uint64_t)counts[i] * sizeof(struct traceevent);
-		events += counts[i];
+		records += counts[i];
 		lost += tracebufs[i].lost;
 	}
 	memset(&out, 0, sizeof out);
@@ -335,8 +335,8 @@ void trace_dump(void)
 	} else {
 		arch_trace_sink_close();
 	}
-	printf("gmktrace: %llu events from %u Ps (%llu lost to full buffers), "
-	       "%llu bytes, crc32 %08x, to %s%s\n", (unsigned long long)events,
+	printf("gmktrace: %llu records from %u Ps (%llu events lost to full buffers), "
+	       "%llu bytes, crc32 %08x, to %s%s\n", (unsigned long long)records,
 	       sched.nprocs, (unsigned long long)lost, (unsigned long long)total,
 	       (unsigned)out.crc, sink, out.failed ? ": WRITE FAILED" : "");
 }
