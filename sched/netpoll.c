@@ -101,6 +101,7 @@ void injectglist(struct p *pp, struct gqueue *q, bool next)
 	bool any = false;
 	while ((gp = gqueue_pop(q)) != NULL) {
 		casgstatus(gp, _Gwaiting, _Grunnable);
+		traceGoUnpark(gp);
 		runqput(pp, gp, next);
 		next = false;
 		any = true;
@@ -125,6 +126,7 @@ struct g *netpoll_take(struct p *pp)
 	struct g *gp = gqueue_pop(&q);
 	injectglist(pp, &q, false);
 	casgstatus(gp, _Gwaiting, _Grunnable);
+	traceGoUnpark(gp);
 	return gp;
 }
 

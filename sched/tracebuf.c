@@ -23,11 +23,14 @@
  * record above the count read: it is not written, never half-written.
  *
  * The dump, little-endian, the same on every way out:
- *   header   "GMKTRACE", u32 version (1), u32 nprocs, u64 counter_hz,
+ *   header   "GMKTRACE", u32 version (2), u32 nprocs, u64 counter_hz,
  *            u64 counter at trace_init, u32 record size (24), u32 0,
  *            char board[24]                                     (64 bytes)
  *   per P    u32 P id, u32 records, u32 capacity, u32 lost, then the
- *            records: u64 counter << 8 | type, u64 a, u64 b
+ *            records: u64 counter << 8 | type, u64 a, u64 b; a
+ *            GoCreate's or GoUnpark's stack follows it in up to
+ *            TRACE_STACK_PCS / 2 traceEvStack records with its counter
+ *            (version 2; version 1 had none)
  *   trailer  "GMKTREND"
  * Ways out: the arch's sink (kernel/tracesink.h: semihosting file on
  * aarch64 QEMU, debugcon on x86 QEMU), else the console: lines
@@ -50,7 +53,7 @@
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
-#define TRACE_VERSION		1
+#define TRACE_VERSION		2
 #define TRACE_DEFAULT_BYTES	(1024 * 1024)	/* per P, trace=on */
 /* The page allocator's largest block (kernel/page.c, MAX_ORDER): one
  * contiguous buffer per P. */
@@ -76,7 +79,11 @@ static struct tracebuf tracebufs[MAX_CPUS];
 static uint64_t trace_start_counter;
 static bool trace_hex_only;
 
-void trace_event(uint32_t type, uint64_t a, uint64_t b)
+/* The event and npc return addresses after it, two to a traceEvStack
+ * record, into this P's buffer: all of them or, where they do not fit,
+ * none (counted lost). */
+static inline __attribute__((always_inline)) void
+trace_put(uint32_t type, uint64_t a, uint64_t b, const uint64_t *pcs, uint32_t npc)
 {
 	unsigned long flags = arch_irq_save();
 	struct m *mp = this_cpu()->m;
@@ -84,16 +91,59 @@ void trace_event(uint32_t type, uint64_t a, uint64_t b)
 
 	if (pp && __atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE)) {
 		struct tracebuf *tb = &tracebufs[pp->id];
-		uint32_t n = tb->n;
-		if (n < tb->cap) {
-			tb->ev[n] = (struct traceevent){ arch_counter() << 8 | type, a, b };
-			/* store-release: the record before the count (trace_dump) */
-			atomic_store32(&tb->n, n + 1);
+		uint32_t n = tb->n, need = 1 + (npc + 1) / 2;
+		if (tb->cap - n >= need) {
+			uint64_t ts = arch_counter() << 8;
+			tb->ev[n] = (struct traceevent){ ts | type, a, b };
+			for (uint32_t i = 0; i < npc; i += 2)
+				tb->ev[n + 1 + i / 2] = (struct traceevent){
+					ts | traceEvStack, pcs[i], i + 1 < npc ? pcs[i + 1] : 0 };
+			/* store-release: the records before the count (trace_dump) */
+			atomic_store32(&tb->n, n + need);
 		} else {
 			tb->lost++;
 		}
 	}
 	arch_irq_restore(flags);
+}
+
+void trace_event(uint32_t type, uint64_t a, uint64_t b)
+{
+	trace_put(type, a, b, NULL, 0);
+}
+
+/*
+ * The stack for a GoCreate or GoUnpark, as Go's traceEvent takes one
+ * (callers) for GoCreate and GoUnblock: `go tool trace` groups its
+ * scheduler-latency profile (unblock or creation to the next start) by
+ * it, and leaves out events without one. Up to TRACE_STACK_PCS return
+ * addresses from the hook's site up, by the frame records that every
+ * arch keeps ({previous fp, return address} at fp, -fno-omit-frame-pointer;
+ * kernel/panic.c walks them too). The walk stays on the running G's stack
+ * (g0's on g0) and goes only up it, so a bad record ends it rather than
+ * faulting; on another stack (an interrupt's) only the site is kept. Out
+ * of line: its own frame record holds the site.
+ */
+__attribute__((noinline)) void trace_event_stack(uint32_t type, uint64_t a, uint64_t b)
+{
+	uint64_t pcs[TRACE_STACK_PCS];
+	uint32_t npc = 0;
+	struct g *gp = getg();
+	uintptr_t fp = arch_frame_address();
+	bool on_stack = gp && fp >= gp->stack_lo && fp + 16 <= gp->stack_hi;
+
+	pcs[npc++] = (uintptr_t)__builtin_return_address(0);
+	while (on_stack && npc < TRACE_STACK_PCS) {
+		uintptr_t next = ((uintptr_t *)fp)[0];
+		if (next <= fp || (next & 7) || next + 16 > gp->stack_hi)
+			break;
+		fp = next;
+		uintptr_t ret = ((uintptr_t *)fp)[1];
+		if (!ret)	/* gstart's record: the G's first frame */
+			break;
+		pcs[npc++] = ret;
+	}
+	trace_put(type, a, b, pcs, npc);
 }
 
 /* trace=on | off | <bytes>[K|M] */
@@ -235,7 +285,7 @@ static void out_u64(uint64_t v) { out_write(&v, sizeof v); }
 void trace_dump(void)
 {
 	uint32_t counts[MAX_CPUS];
-	uint64_t total = 64 + 8, events = 0, lost = 0;
+	uint64_t total = 64 + 8, records = 0, lost = 0;
 	const char *sink = NULL;
 
 	if (!__atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE))
@@ -245,7 +295,7 @@ void trace_dump(void)
 		/* load-acquire: pairs with trace_event's store-release */
 		counts[i] = atomic_load32(&tracebufs[i].n);
 		total += 16 + (uint64_t)counts[i] * sizeof(struct traceevent);
-		events += counts[i];
+		records += counts[i];
 		lost += tracebufs[i].lost;
 	}
 	memset(&out, 0, sizeof out);
@@ -285,8 +335,8 @@ void trace_dump(void)
 	} else {
 		arch_trace_sink_close();
 	}
-	printf("gmktrace: %llu events from %u Ps (%llu lost to full buffers), "
-	       "%llu bytes, crc32 %08x, to %s%s\n", (unsigned long long)events,
+	printf("gmktrace: %llu records from %u Ps (%llu events lost to full buffers), "
+	       "%llu bytes, crc32 %08x, to %s%s\n", (unsigned long long)records,
 	       sched.nprocs, (unsigned long long)lost, (unsigned long long)total,
 	       (unsigned)out.crc, sink, out.failed ? ": WRITE FAILED" : "");
 }

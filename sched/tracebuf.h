@@ -37,8 +37,15 @@ enum traceev {
 	traceEvGoEnd,		/* a = goid */
 	traceEvSteal,		/* a = victim P, b = Gs taken */
 	traceEvTimerFire,	/* a = callback, b = P whose heap held it */
+	traceEvStack,		/* a, b = return addresses (0: none) that go on
+				 * with the stack of the GoCreate or GoUnpark
+				 * just before it on this P */
 	traceEvCount
 };
+
+/* Return addresses kept per stack (traceEvGoCreate, traceEvGoUnpark): in
+ * two traceEvStack records at most. */
+#define TRACE_STACK_PCS	4
 
 /* Written once, before the other cores enter the scheduler, and at the
  * dump; read with a plain load by the hooks (a stale true at the dump only
@@ -49,6 +56,10 @@ enum traceev {
 extern bool trace_enabled;
 
 void trace_event(uint32_t type, uint64_t a, uint64_t b);
+/* trace_event, then the stack of the site that called the hook: Go
+ * records one with GoCreate and GoUnblock, and `go tool trace` builds its
+ * scheduler-latency profile from them (tracebuf.c). */
+void trace_event_stack(uint32_t type, uint64_t a, uint64_t b);
 /* schedinit: parse trace= and allocate the buffers. */
 void trace_init(void);
 /* kernel_main_g, before the machine stops: write the buffers out. */
@@ -62,17 +73,19 @@ void trace_dump(void);
 #define TRACE_ENABLED() (trace_enabled)
 #endif
 
-#define TRACE_HOOK(type, a, b)                                               \
+#define TRACE_HOOK_(fn, type, a, b)                                          \
 	do {                                                                 \
 		if (__builtin_expect(TRACE_ENABLED(), 0))                    \
-			trace_event((type), (uint64_t)(a), (uint64_t)(b));   \
+			fn((type), (uint64_t)(a), (uint64_t)(b));            \
 	} while (0)
+#define TRACE_HOOK(type, a, b) TRACE_HOOK_(trace_event, type, a, b)
+#define TRACE_HOOK_STACK(type, a, b) TRACE_HOOK_(trace_event_stack, type, a, b)
 
 static inline void traceProcStart(struct m *mp) { TRACE_HOOK(traceEvProcStart, mp->id, 0); }
 static inline void traceProcStop(void) { TRACE_HOOK(traceEvProcStop, 0, 0); }
 static inline void traceGoCreate(struct g *newg)
 {
-	TRACE_HOOK(traceEvGoCreate, newg->goid, (uintptr_t)newg->entry);
+	TRACE_HOOK_STACK(traceEvGoCreate, newg->goid, (uintptr_t)newg->entry);
 }
 static inline void traceGoStart(struct g *gp, bool inherit)
 {
@@ -81,7 +94,10 @@ static inline void traceGoStart(struct g *gp, bool inherit)
 static inline void traceGoPark(struct g *gp) { TRACE_HOOK(traceEvGoPark, gp->goid, gp->waitreason); }
 /* The readier is the running G (g0, goid 0, when the scheduler readies:
  * timers, a failed park). */
-static inline void traceGoUnpark(struct g *gp) { TRACE_HOOK(traceEvGoUnpark, gp->goid, getg()->goid); }
+static inline void traceGoUnpark(struct g *gp)
+{
+	TRACE_HOOK_STACK(traceEvGoUnpark, gp->goid, getg()->goid);
+}
 static inline void traceGoSched(struct g *gp) { TRACE_HOOK(traceEvGoSched, gp->goid, 0); }
 static inline void traceGoPreempt(struct g *gp, bool async) { TRACE_HOOK(traceEvGoPreempt, gp->goid, async); }
 static inline void traceGoEnd(struct g *gp) { TRACE_HOOK(traceEvGoEnd, gp->goid, 0); }

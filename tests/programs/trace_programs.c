@@ -7,6 +7,9 @@
  * TRACECHECK_YIELDS times (gosched), sleep once and send one value on an
  * unbuffered channel to the main G; tools/test-trace expects exactly that
  * many creates, ends, GoSched and sleep parks from tracecheck_worker Gs.
+ * One more G (tracecheck_poller) waits once on a pollDesc that the main G
+ * makes ready, as a device's interrupt would: its wake-up comes through
+ * the poller's ready list.
  *
  * gdbcheck: GDBCHECK_WAITERS Gs (gdbcheck_waiter) parked on a channel
  * receive, one (gdbcheck_sleeper) in sleep and one (gdbcheck_spinner) that
@@ -21,6 +24,7 @@
 
 #include "kernel/atomic.h"
 #include "sched/gmk.h"
+#include "sched/netpoll.h"
 #include "sched/runtime2.h"
 
 #define TRACECHECK_WORKERS	8
@@ -43,18 +47,36 @@ static void tracecheck_worker(void *arg)
 	waitgroup_done(&tc_wg);
 }
 
+static struct pollDesc tc_pd;
+static struct g *volatile tc_poller_g;
+static volatile int tc_poll_result = -1;
+
+static void tracecheck_poller(void *arg)
+{
+	tc_poller_g = getg();
+	tc_poll_result = poll_wait(&tc_pd, 'r');
+	waitgroup_done(&tc_wg);
+}
+
 PROGRAM(tracecheck, "workers that yield, sleep and send: a trace of known shape")
 {
 	int sum = 0, v;
 
 	tc_out = chan_make(sizeof(int), 0);
-	waitgroup_add(&tc_wg, TRACECHECK_WORKERS);
+	tc_poll_result = -1;
+	waitgroup_add(&tc_wg, TRACECHECK_WORKERS + 1);
+	go(tracecheck_poller, NULL);
 	for (int i = 0; i < TRACECHECK_WORKERS; i++)
 		go(tracecheck_worker, (void *)(uintptr_t)(i + 1));
 	for (int i = 0; i < TRACECHECK_WORKERS; i++) {
 		chan_recv(tc_out, &v);
 		sum += v;
 	}
+	/* Parked on tc_pd (counted once its park is committed): readied
+	 * now, it takes the poller's path, not goready's. */
+	while (netpoll_waiters() == 0)
+		sleep_ns(NSEC_PER_MSEC);
+	netpollready(&tc_pd, 'r');
 	waitgroup_wait(&tc_wg);
 	/*
 	 * waitgroup_done is not the end of a worker: it still returns and
@@ -64,9 +86,13 @@ PROGRAM(tracecheck, "workers that yield, sleep and send: a trace of known shape"
 	for (int i = 0; i < TRACECHECK_WORKERS; i++)
 		while (atomic_load32(&tc_g[i]->atomicstatus) != _Gdead)
 			gosched();
-	printf("tracecheck: %d workers x %d yields, 1 sleep, 1 send; sum %d\n",
-	       TRACECHECK_WORKERS, TRACECHECK_YIELDS, sum);
-	return sum == TRACECHECK_WORKERS * (TRACECHECK_WORKERS + 1) / 2 ? 0 : 1;
+	while (atomic_load32(&tc_poller_g->atomicstatus) != _Gdead)
+		gosched();
+	printf("tracecheck: %d workers x %d yields, 1 sleep, 1 send; sum %d; "
+	       "1 poller, poll_wait %d\n", TRACECHECK_WORKERS, TRACECHECK_YIELDS,
+	       sum, tc_poll_result);
+	return sum == TRACECHECK_WORKERS * (TRACECHECK_WORKERS + 1) / 2 &&
+	       tc_poll_result == POLL_OK ? 0 : 1;
 }
 
 static chan_t gc_in;
