@@ -28,10 +28,12 @@ void uart16550_mmio_write8(uintptr_t addr, uint8_t v);
 
 void uart16550_init(const struct uart16550 *u, uint32_t baud);	/* 8N1 */
 void uart16550_putc(const struct uart16550 *u, char c);		/* waits for room */
-int uart16550_getc(const struct uart16550 *u);	/* a received byte, or -1 */
-/* Interrupt while received data is available; reading it all (getc
- * until -1) clears it. The platform routes the line. */
-void uart16550_rx_irq_enable(const struct uart16550 *u);
+/* A received byte, or -1; sets *overrun (if given) when the receiver
+ * lost bytes (overran) since LSR was last read. */
+int uart16550_getc(const struct uart16550 *u, bool *overrun);
+/* Interrupt while received data is available (reading it all, getc
+ * until -1, clears it), and RTS, on or off. The platform routes the line. */
+void uart16550_rx_irq(const struct uart16550 *u, bool on);
 /* Transmit by interrupt (the console's ring, kernel/console.h): THR takes
  * a byte, one byte into it, the "THR empty" interrupt on/off. */
 bool uart16550_tx_room(const struct uart16550 *u);

@@ -134,6 +134,9 @@ static const struct console_tx_ops uart_tx = {
 	.room = pl011_tx_room, .put = uart_tx_put, .irq = pl011_tx_irq,
 	.fifo = PL011_TX_FIFO,
 };
+static const struct console_rx_ops uart_rx = {
+	.get = pl011_getc, .irq = pl011_rx_irq,
+};
 
 /* ---- memory ------------------------------------------------------------- */
 
@@ -513,8 +516,7 @@ void board_cpu_init(void)
 	chip->enable_local(chip->ipi);
 	if (c->id == 0 && uart_irq != IRQ_SPURIOUS) {	/* to the boot core */
 		chip->enable_device(uart_irq, uart_irq_spec);
-		pl011_rx_irq_enable();
-		console_rx_irq_enabled = true;
+		console_rx_attach(&uart_rx);
 		console_tx_attach(&uart_tx);	/* the same line: TX too */
 	}
 }
@@ -560,9 +562,9 @@ void board_irq(struct trapframe *tf)
 		chip->eoi(token);
 		kernel_ipi_interrupt(tf);
 	} else if (irq == uart_irq) {
-		/* Level-triggered: drain the FIFO (the line drops) first. */
-		for (int ch; (ch = pl011_getc()) >= 0;)
-			console_rx_put((uint8_t)ch);
+		/* Level-triggered: drain the FIFO (the line drops) or, with
+		 * the console's ring full, mask RX, first. */
+		console_rx_interrupt();
 		console_tx_interrupt();	/* refill the FIFO (or mask TX) */
 		chip->eoi(token);
 		kernel_console_interrupt(tf);
