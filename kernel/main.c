@@ -35,6 +35,9 @@ volatile unsigned ncpus_online;
  * scheduler, so that schedinit has run (store-release by the boot core). */
 static volatile uint32_t smp_go;
 
+/* A refused command line is shown up to this many bytes. */
+#define CMDLINE_SHOWN 400
+
 /* How long a core may take to come up before the boot reports it. */
 #define CPU_START_TIMEOUT_NS (2 * NSEC_PER_SEC)
 
@@ -78,14 +81,18 @@ __attribute__((noreturn)) void cpu_start(struct cpu *c)
 
 __attribute__((noreturn)) void kmain(uintptr_t bootarg)
 {
-	char err[160];
+	char err[CMDLINE_ERR_MAX];
 
 	cpu_setup_struct(0);
 	board_early_init(bootarg);
 	printf("\ngmk: %s, built " __DATE__ " " __TIME__ "\n", board_name);
 	if (!cmdline_parse(board_cmdline(), &kopts, err, sizeof err)) {
 		printf("gmk: bad kernel command line: %s\n", err);
-		printf("gmk: command line was \"%s\"\n", board_cmdline());
+		const char *line = board_cmdline();
+		size_t n = strlen(line);
+		printf("gmk: command line was \"%.*s%s\"\n",
+		       n > CMDLINE_SHOWN ? CMDLINE_SHOWN : (int)n, line,
+		       n > CMDLINE_SHOWN ? "..." : "");
 		board_exit(2);
 	}
 	page_init();
