@@ -14,7 +14,8 @@
 /* Register numbers. */
 #define UART_DATA	0	/* THR (write); divisor low with DLAB */
 #define UART_IER	1	/* interrupt enable; divisor high with DLAB */
-#define UART_FCR	2	/* FIFO control */
+#define UART_FCR	2	/* FIFO control (write) */
+#define UART_IIR	2	/* interrupt identification (read) */
 #define UART_LCR	3	/* line control */
 #define UART_MCR	4	/* modem control */
 #define UART_LSR	5	/* line status */
@@ -29,6 +30,7 @@
 #define LSR_OE		0x02	/* overrun: bytes lost (clears as LSR is read) */
 #define IER_RDA		0x01	/* interrupt on received data */
 #define IER_THRI	0x02	/* interrupt while THR is empty */
+#define IIR_NO_INT	0x01	/* no interrupt pending */
 
 /* IER and MCR are read-modify-written by the transmit side (under the
  * console's lock) and the receive side (under console_in's): this lock
@@ -119,6 +121,17 @@ void uart16550_rx_irq(const struct uart16550 *u, bool on)
 		rmw(u, UART_IER, 0, IER_RDA);
 		rmw(u, UART_MCR, MCR_OUT2, MCR_RTS);
 	}
+}
+
+void uart16550_irq_rearm(const struct uart16550 *u)
+{
+	unsigned long flags = spin_lock_irqsave(&reg_lock);
+	if (!(rd(u, UART_IIR) & IIR_NO_INT)) {
+		uint8_t ier = rd(u, UART_IER);
+		wr(u, UART_IER, 0);	/* the line drops ... */
+		wr(u, UART_IER, ier);	/* ... and rises: an edge */
+	}
+	spin_unlock_irqrestore(&reg_lock, flags);
 }
 
 bool uart16550_tx_room(const struct uart16550 *u)

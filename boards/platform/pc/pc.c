@@ -293,6 +293,7 @@ void board_irq(struct trapframe *tf)
 	case VEC_COM1:
 		console_rx_interrupt();	/* drain RBR, or mask RDA: ring full */
 		console_tx_interrupt();	/* refill THR (or THRI off) */
+		uart16550_irq_rearm(&com1);	/* an edge for what is left */
 		lapic_eoi();
 		kernel_console_interrupt(tf);
 		break;
