@@ -32,7 +32,8 @@ struct kernel_options {
 					   history's hash at the end (sched/fingerprint.c) */
 	bool switchyield;		/* switchyield=on: yield/pause at every
 					   switch, for QEMU's replay (sched/fingerprint.c) */
-	char run[64];			/* run=<program>: what kmain starts */
+	char run[256];			/* run=<program>[,<program>...]: what
+					   kmain starts, in order */
 	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
 	char traceout[8];		/* traceout=auto|hex */
 	uint32_t input;			/* input=1: the test harness feeds the
