@@ -43,6 +43,8 @@ comma   := ,
 #   TEST_EXTRA    a board's own checks, run by make test after its boots
 #                 (a tools/ script taking --board; last line "N passed, N failed")
 #   FIRMWARE, SERIAL_BAUD                      board settings its tools read
+#   SETTINGS      the make variables of BOARD_SETTING_VARS it takes (GIC);
+#                 one given to a board that does not take it is refused
 # and a boards/<name>/board.c with its quirks (at least board_exit), and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
@@ -51,6 +53,21 @@ ifeq ($(wildcard boards/$(BOARD)/board.mk),)
 $(error no board '$(BOARD)': the boards are $(BOARDS_ALL))
 endif
 include boards/$(BOARD)/board.mk
+
+# A board setting the board does not take is an error, not ignored (GIC=3
+# on a PC would otherwise boot the PC as if nothing had been said).
+BOARD_SETTING_VARS := GIC
+$(foreach v,$(BOARD_SETTING_VARS),$(if $(and $($(v)),$(filter-out $(SETTINGS),$(v))),\
+  $(error $(v)=$($(v)): board $(BOARD) takes no $(v) setting ($(v)= is for: $(strip \
+  $(patsubst boards/%/board.mk,%,$(shell grep -lE '^SETTINGS[[:space:]]*:?=.*\<$(v)\>' boards/*/board.mk)))))))
+
+# The kernel command line: CMDLINE as given, or the board's demo. Taken
+# with $(value ...), so that make expands nothing in it (a '$y' stays
+# '$y'), and put in the recipes as one single-quoted shell word
+# ($(call shell_quote,...)), so that the shell neither splits it at its
+# quotes nor expands it: the kernel gets exactly the text given.
+KCMDLINE = $(if $(value CMDLINE),$(value CMDLINE),$(RUN_CMDLINE))
+shell_quote = '$(subst ','\'',$(1))'
 
 BUILD  := build/$(BOARD)
 KERNEL := $(BUILD)/gmk.elf
@@ -299,13 +316,12 @@ else ifeq ($(IMAGE),grub-iso)
 # a USB stick (dd) or a CD; CMDLINE (or RUN_CMDLINE) goes into grub.cfg.
 image: $(KERNEL) | $(DEPS_STAMP)
 	$(Q)tools/mkimage-pc --kernel $(KERNEL) --baud $(SERIAL_BAUD) \
-		--out $(BUILD)/gmk-pc.iso -- "$(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))"
+		--out $(BUILD)/gmk-pc.iso -- $(call shell_quote,$(KCMDLINE))
 else ifeq ($(IMAGE),rpi)
-RPI_CMDLINE ?= $(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))
 image: $(BUILD)/kernel8.img | $(DEPS_STAMP)
 	$(Q)tools/rpi-image --out $(BUILD)/boot --kernel $(BUILD)/kernel8.img \
 		--config "$(RPI_CONFIG)" --firmware "$(RPI_FIRMWARE)" \
-		--cmdline "$(RPI_CMDLINE)" --board $(BOARD)
+		--cmdline $(call shell_quote,$(KCMDLINE)) --board $(BOARD)
 sdcard: image
 	$(Q)tools/rpi-image --out $(BUILD)/boot --sdcard $(BUILD)/sdcard.img
 else
@@ -321,15 +337,17 @@ endif
 # RUNNER names tools/run-<RUNNER>, which takes --board, --smp, --timeout,
 # --set VAR=VALUE (board variables such as GIC=3), --gdb and the command line.
 RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not run here (RUNNER is empty: it is an image for real hardware); make image BOARD=$(BOARD)))
+# SMP and TIMEOUT go quoted: an empty one reaches the runner, which says
+# so, rather than vanish and shift the words after it.
 run: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)$(RUN_TOOL) --board $(BOARD) --smp $(SMP) --timeout $(TIMEOUT) $(if $(GIC),--set GIC=$(GIC)) \
-		--stdin -- "$(if $(CMDLINE),$(CMDLINE),$(RUN_CMDLINE))"
+	$(Q)$(RUN_TOOL) --board $(BOARD) --smp '$(SMP)' --timeout '$(TIMEOUT)' $(if $(GIC),--set GIC=$(GIC)) \
+		--stdin -- $(call shell_quote,$(KCMDLINE))
 
 debug: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)$(RUN_TOOL) --board $(BOARD) --smp $(SMP) $(if $(GIC),--set GIC=$(GIC)) --gdb \
-		-- "$(CMDLINE)"
+	$(Q)$(RUN_TOOL) --board $(BOARD) --smp '$(SMP)' $(if $(GIC),--set GIC=$(GIC)) --gdb \
+		-- $(call shell_quote,$(value CMDLINE))
 
 test: deps
 	$(Q)tools/test-all
@@ -343,16 +361,16 @@ test: deps
 SEED  ?=
 TESTS ?=
 REPLAY_TIMEOUT ?= 900
-REPLAY_CMDLINE = $(strip $(if $(TESTS),test=$(TESTS)) $(CMDLINE) $(if $(SEED),seed=$(SEED)))
+REPLAY_CMDLINE = $(strip $(if $(TESTS),test=$(TESTS)) $(value CMDLINE) $(if $(SEED),seed=$(SEED)))
 REPLAY_REFUSAL = $(or $(NO_REPLAY),$(if $(filter qemu,$(RUNNER)),,it does not run under QEMU (RUNNER='$(RUNNER)')))
 replay: deps
 ifneq ($(REPLAY_REFUSAL),)
 	@echo "make replay: $(BOARD) cannot replay exactly: $(REPLAY_REFUSAL)" >&2; exit 2
 endif
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp $(SMP) --timeout $(REPLAY_TIMEOUT) \
+	$(Q)tools/run-qemu --board $(BOARD) --smp '$(SMP)' --timeout '$(REPLAY_TIMEOUT)' \
 		$(if $(GIC),--set GIC=$(GIC)) --deterministic \
-		-- "$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE))"
+		-- $(call shell_quote,$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE)))
 
 # Benchmarks (docs/benchmarks.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
@@ -362,10 +380,10 @@ BENCH_SMP ?= $(shell nproc)
 BENCH_COMPARE_BOARD ?= hosted
 bench: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/bench --board $(BOARD) --smp $(BENCH_SMP)
+	$(Q)tools/bench --board $(BOARD) --smp '$(BENCH_SMP)'
 
 bench-compare: deps
-	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp $(BENCH_SMP)
+	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp '$(BENCH_SMP)'
 
 # ---- seeing the scheduler: execution trace and gdb ----------------------
 # make trace: boot with trace=on, get the trace out, convert it for
@@ -374,9 +392,9 @@ bench-compare: deps
 # QEMU_TRACE_ARGS give the trace its way out under QEMU (board.mk).
 trace: deps
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/trace-run --board $(BOARD) --smp $(SMP) $(if $(filter hex,$(TRACEOUT)),--hex) \
+	$(Q)tools/trace-run --board $(BOARD) --smp '$(SMP)' $(if $(filter hex,$(TRACEOUT)),--hex) \
 		$(if $(GIC),--set GIC=$(GIC)) \
-		-- "$(if $(CMDLINE),$(CMDLINE),run=primes trace=4M)"
+		-- $(call shell_quote,$(if $(value CMDLINE),$(value CMDLINE),run=primes trace=4M))
 # The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
 $(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
 .PHONY: trace

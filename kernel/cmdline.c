@@ -54,6 +54,17 @@ static const struct option options[] = {
 	    "1: the harness checks the serial output (console output tests)"),
 };
 
+/* An unknown key is quoted up to this many characters. */
+#define KEY_SHOWN 40
+
+#define NOPTIONS (sizeof options / sizeof options[0])
+_Static_assert(NOPTIONS <= 32, "cmdline_parse's `seen` has a bit per option");
+
+const char *cmdline_option_key(unsigned i)
+{
+	return i < NOPTIONS ? options[i].key : NULL;
+}
+
 static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
 {
 	uint64_t v = 0;
@@ -150,6 +161,15 @@ static bool set_option(const struct option *o, const char *val, size_t n,
 	return true;
 }
 
+void cmdline_copy(char *dst, const char *src, size_t srcmax)
+{
+	size_t n = src ? strnlen(src, srcmax < CMDLINE_MAX + 1 ? srcmax : CMDLINE_MAX + 1) : 0;
+
+	if (n)
+		memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 const char *cmdline_skip_image_path(const char *line, bool path_first)
 {
 	const char *p = line, *w;
@@ -177,6 +197,11 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 	ko->slice_ns = DEFAULT_SLICE_NS;
 	if (!line)
 		return true;
+	if (strnlen(line, CMDLINE_MAX + 1) > CMDLINE_MAX) {
+		snprintf(err, errlen, "longer than %d bytes, the most gmk takes",
+			 CMDLINE_MAX);
+		return false;
+	}
 	for (const char *p = line; *p;) {
 		while (*p == ' ' || *p == '\t' || *p == '\n')
 			p++;
@@ -196,15 +221,21 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 		size_t vlen = wlen - klen - 1;
 		const struct option *o = NULL;
 		unsigned idx = 0;
-		for (unsigned i = 0; i < sizeof options / sizeof options[0]; i++)
+		for (unsigned i = 0; i < NOPTIONS; i++)
 			if (strlen(options[i].key) == klen &&
 			    memcmp(options[i].key, w, klen) == 0) {
 				o = &options[i];
 				idx = i;
 			}
 		if (!o) {
-			snprintf(err, errlen, "unknown option '%.*s' (known: test bench run "
-				 "slice schedtrace nprocs seed fingerprint trace traceout input txcheck)", (int)klen, w);
+			/* The known ones from the table: a new option is in. */
+			int k = snprintf(err, errlen, "unknown option '%.*s%s' (known:",
+					 klen > KEY_SHOWN ? KEY_SHOWN : (int)klen, w,
+					 klen > KEY_SHOWN ? "..." : "");
+			for (unsigned i = 0; i < NOPTIONS && k >= 0 && (unsigned)k < errlen; i++)
+				k += snprintf(err + k, errlen - (unsigned)k, " %s", options[i].key);
+			if (k >= 0 && (unsigned)k < errlen)
+				snprintf(err + k, errlen - (unsigned)k, ")");
 			return false;
 		}
 		if (vlen == 0) {

@@ -7,10 +7,21 @@
 #define GMK_KERNEL_CMDLINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The longest command line gmk takes, in bytes (its NUL not counted), on
+ * every board: more than the loaders here pass (GRUB's and QEMU's take
+ * longer), and the hosted board's argv has the same limit. A board keeps
+ * one byte more of a loader's line than that (cmdline_copy), so that
+ * cmdline_parse sees a longer line and refuses it, rather than run what
+ * is left of it.
+ */
+#define CMDLINE_MAX 4095
+
 struct kernel_options {
-	char test[128];			/* test=<glob>; "" = no tests */
+	char test[CMDLINE_MAX + 1];	/* test=<glob>[,<glob>...]; "" = no tests */
 	char bench[64];			/* bench=<name>[/N],...|all[/N] */
 	uint64_t slice_ns;		/* slice=10ms / 500us */
 	uint64_t schedtrace_ms;		/* schedtrace=MS, 0 = off */
@@ -21,7 +32,8 @@ struct kernel_options {
 					   history's hash at the end (sched/fingerprint.c) */
 	bool switchyield;		/* switchyield=on: yield/pause at every
 					   switch, for QEMU's replay (sched/fingerprint.c) */
-	char run[64];			/* run=<program>: what kmain starts */
+	char run[256];			/* run=<program>[,<program>...]: what
+					   kmain starts, in order */
 	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
 	char traceout[8];		/* traceout=auto|hex */
 	uint32_t input;			/* input=1: the test harness feeds the
@@ -32,8 +44,12 @@ struct kernel_options {
 
 extern struct kernel_options kopts;
 
+/* Room for any message of cmdline_parse's. */
+#define CMDLINE_ERR_MAX 256
+
 /* Parse `line` into *o (defaults first). On error returns false and writes
- * a message naming the bad option into err. */
+ * a message naming the bad option (or saying the line is longer than
+ * CMDLINE_MAX) into err. */
 bool cmdline_parse(const char *line, struct kernel_options *o,
 		   char *err, unsigned errlen);
 
@@ -47,5 +63,12 @@ bool cmdline_parse(const char *line, struct kernel_options *o,
  * so a stray first word is reported, never silently lost.
  */
 const char *cmdline_skip_image_path(const char *line, bool path_first);
+
+/* A board's copy of a loader's line: the first CMDLINE_MAX + 1 bytes of
+ * src (at most srcmax), NUL-terminated, into dst[CMDLINE_MAX + 2]. */
+void cmdline_copy(char *dst, const char *src, size_t srcmax);
+
+/* The options' names, in the table's order; NULL past the last. */
+const char *cmdline_option_key(unsigned i);
 
 #endif

@@ -3,37 +3,117 @@
  * single-consumer: the interrupt handler publishes a byte with a
  * store-release of the tail, the reader consumes with a store-release of
  * the head; each side load-acquires the other's index.
+ *
+ * Flow control: the handler throttles the receiver (its interrupt off)
+ * when the ring is full, the reader unthrottles it once half the ring is
+ * free. `throttled` and the receiver's interrupt change together under
+ * rx_lock, so they never disagree; whether to take the lock each side
+ * decides lock-free, a Dekker pair: the handler stores throttled, then
+ * (full barrier) looks at the head again; the reader stores the head,
+ * then (full barrier) looks at throttled. At least one of them sees the
+ * other's store, so a ring that gained room as it was throttled is never
+ * left throttled with the reader gone to sleep on an empty ring.
  */
+#include <stdio.h>
+
 #include "kernel/atomic.h"
 #include "kernel/console_in.h"
+#include "kernel/spinlock.h"
 #include "kernel/time.h"
 
 _Static_assert((CONSOLE_RX_RING & (CONSOLE_RX_RING - 1)) == 0,
 	       "CONSOLE_RX_RING power of two");
+_Static_assert(CONSOLE_RX_RESUME_ROOM > 0 && CONSOLE_RX_RESUME_ROOM <= CONSOLE_RX_RING,
+	       "CONSOLE_RX_RESUME_ROOM within the ring");
 
 static uint8_t ring[CONSOLE_RX_RING];
 static volatile uint32_t head;		/* reader: next byte to take */
 static volatile uint32_t tail;		/* interrupt: next free slot */
 static volatile uint32_t pushed;	/* bytes since the last interrupt end */
 
+static const struct console_rx_ops *volatile rxops;
+/* 1: the ring filled, the receive interrupt is off. Written under
+ * rx_lock, read lock-free by the reader (see the top). */
+static volatile uint32_t throttled;
+static struct spinlock rx_lock = SPINLOCK_INIT("console rx");
+
 volatile bool console_rx_irq_enabled;
-volatile uint64_t console_rx_bytes, console_rx_overruns, console_rx_irq_ns;
+volatile uint64_t console_rx_bytes, console_rx_overruns, console_rx_throttles,
+	console_rx_irq_ns;
 void (*console_rx_hook)(void);
 void (*device_wake_hook)(struct trapframe *tf);
 
-void console_rx_put(uint8_t c)
+const struct console_rx_ops *console_rx_attach(const struct console_rx_ops *ops)
+{
+	unsigned long flags = spin_lock_irqsave(&rx_lock);
+	const struct console_rx_ops *old = rxops;
+	if (old)
+		old->irq(false);	/* its bytes wait in it meanwhile */
+	rxops = ops;
+	atomic_store32(&throttled, 0);
+	if (ops)
+		ops->irq(true);
+	console_rx_irq_enabled = ops != NULL;
+	spin_unlock_irqrestore(&rx_lock, flags);
+	return old;
+}
+
+static inline bool ring_full(void)
+{
+	/* load-acquire: the reader's slots are free only once it is done */
+	return tail - atomic_load32(&head) == CONSOLE_RX_RING;
+}
+
+static void put(uint8_t c)
 {
 	uint32_t t = tail;
-	/* load-acquire: the reader's slots are free only once it is done */
-	if (t - atomic_load32(&head) == CONSOLE_RX_RING) {
-		console_rx_overruns++;
-		return;
-	}
 	ring[t % CONSOLE_RX_RING] = c;
 	atomic_store32(&tail, t + 1);	/* store-release: the byte first */
 	console_rx_bytes++;
 	if (pushed++ == 0)		/* the interrupt's first byte */
 		atomic_store64(&console_rx_irq_ns, nanotime());
+}
+
+void console_rx_interrupt(void)
+{
+	const struct console_rx_ops *ops = rxops;
+	uint32_t lost = 0;
+
+	if (!ops)
+		return;
+	spin_lock(&rx_lock);		/* interrupts are masked */
+	if (atomic_load32(&throttled)) {	/* a late interrupt: leave the bytes */
+		spin_unlock(&rx_lock);
+		return;
+	}
+	for (;;) {
+		while (!ring_full()) {
+			bool overrun = false;
+			int c = ops->get(&overrun);
+			lost += overrun;
+			if (c < 0)
+				goto out;
+			put((uint8_t)c);
+		}
+		/* Full: the rest waits in the UART and on the line. */
+		atomic_xchg32(&throttled, 1);	/* full barrier: before the re-look */
+		if (ring_full()) {
+			ops->irq(false);
+			atomic_xadd64(&console_rx_throttles, 1);
+			break;
+		}
+		/* The reader made room meanwhile, and may have missed the flag:
+		 * keep taking bytes instead. */
+		atomic_store32(&throttled, 0);
+	}
+out:
+	spin_unlock(&rx_lock);
+	if (lost) {
+		atomic_xadd64(&console_rx_overruns, lost);
+		printf("console: %u input byte%s dropped (the UART's receive FIFO "
+		       "overran: the sender ignores flow control)\n", lost,
+		       lost == 1 ? "" : "s");
+	}
 }
 
 size_t console_rx_take(void *buf, size_t n)
@@ -45,6 +125,18 @@ size_t console_rx_take(void *buf, size_t n)
 	while (h != t && got < n)
 		out[got++] = ring[h++ % CONSOLE_RX_RING];
 	atomic_store32(&head, h);	/* store-release: slots free again */
+	smp_mb();			/* the head before throttled (see the top) */
+	if (atomic_load32(&throttled) &&
+	    CONSOLE_RX_RING - (t - h) >= CONSOLE_RX_RESUME_ROOM) {
+		unsigned long flags = spin_lock_irqsave(&rx_lock);
+		/* Throttled, the handler adds nothing: the tail is final. */
+		if (atomic_load32(&throttled) &&
+		    CONSOLE_RX_RING - (atomic_load32(&tail) - h) >= CONSOLE_RX_RESUME_ROOM) {
+			atomic_store32(&throttled, 0);
+			rxops->irq(true);	/* the UART interrupts for what it holds */
+		}
+		spin_unlock_irqrestore(&rx_lock, flags);
+	}
 	return got;
 }
 

@@ -26,17 +26,24 @@ struct program {
 	const char *name;
 	int (*main)(void);	/* returns the exit status */
 	const char *about;
+	/* 1 while it runs (program_start .. program_end): a program keeps
+	 * its state in statics, so one runs at most once at a time. */
+	volatile uint32_t *running;
 };
 #define PROGRAM(nm, about_)                                                \
 	static int program_fn_##nm(void);                                  \
+	static volatile uint32_t program_running_##nm;                     \
 	static const struct program program_##nm                           \
 		__attribute__((used, section("gmk_programs"), aligned(8))) = \
-		{ #nm, program_fn_##nm, about_ };                          \
+		{ #nm, program_fn_##nm, about_, &program_running_##nm };   \
 	static int program_fn_##nm(void)
 
 /* The registered program of that name (len bytes), or NULL. */
 const struct program *program_find(const char *name, unsigned long len);
 void program_list(void);	/* print every program's name and about */
+/* Mark p running; false if it already is (the caller must not run it). */
+bool program_start(const struct program *p);
+void program_end(const struct program *p);
 
 /* Run fn(arg) on every online core, in interrupt context on the others and
  * directly on this one; returns when all have finished. */

@@ -35,6 +35,9 @@ volatile unsigned ncpus_online;
  * scheduler, so that schedinit has run (store-release by the boot core). */
 static volatile uint32_t smp_go;
 
+/* A refused command line is shown up to this many bytes. */
+#define CMDLINE_SHOWN 400
+
 /* How long a core may take to come up before the boot reports it. */
 #define CPU_START_TIMEOUT_NS (2 * NSEC_PER_SEC)
 
@@ -78,14 +81,18 @@ __attribute__((noreturn)) void cpu_start(struct cpu *c)
 
 __attribute__((noreturn)) void kmain(uintptr_t bootarg)
 {
-	char err[160];
+	char err[CMDLINE_ERR_MAX];
 
 	cpu_setup_struct(0);
 	board_early_init(bootarg);
 	printf("\ngmk: %s, built " __DATE__ " " __TIME__ "\n", board_name);
 	if (!cmdline_parse(board_cmdline(), &kopts, err, sizeof err)) {
 		printf("gmk: bad kernel command line: %s\n", err);
-		printf("gmk: command line was \"%s\"\n", board_cmdline());
+		const char *line = board_cmdline();
+		size_t n = strlen(line);
+		printf("gmk: command line was \"%.*s%s\"\n",
+		       n > CMDLINE_SHOWN ? CMDLINE_SHOWN : (int)n, line,
+		       n > CMDLINE_SHOWN ? "..." : "");
 		board_exit(2);
 	}
 	page_init();
@@ -140,21 +147,58 @@ void program_list(void)
 		printf("  %-12s %s\n", p->name, p->about);
 }
 
-/* Run one program by name; returns its status (2 when there is none). */
+bool program_start(const struct program *p)
+{
+	return atomic_cas32(p->running, 0, 1);	/* seq-cst: one winner */
+}
+
+void program_end(const struct program *p)
+{
+	atomic_store32(p->running, 0);	/* store-release: its state is done */
+}
+
+static void program_names(void)
+{
+	for (const struct program *p = __start_gmk_programs; p < __stop_gmk_programs; p++)
+		printf(" %s", p->name);
+	printf("\n");
+}
+
+/* Is every name in run=a,b,... a program? Says which is not. */
+static bool programs_valid(const char *list)
+{
+	for (const char *r = list;;) {
+		const char *comma = strchr(r, ',');
+		size_t len = comma ? (size_t)(comma - r) : strlen(r);
+		if (len == 0) {
+			printf("gmk: run=%s: an empty program name; programs:", list);
+			program_names();
+			return false;
+		}
+		if (!program_find(r, len)) {
+			printf("gmk: run=%s: no program '%.*s'; programs:", list, (int)len, r);
+			program_names();
+			return false;
+		}
+		if (!comma)
+			return true;
+		r = comma + 1;
+	}
+}
+
+/* Run one program by name (programs_valid has checked it); its status. */
 static int program_run(const char *name, size_t len)
 {
 	const struct program *p = program_find(name, len);
 
-	if (!p) {
-		printf("gmk: run=%.*s: no such program; programs:", (int)len, name);
-		for (p = __start_gmk_programs; p < __stop_gmk_programs; p++)
-			printf(" %s", p->name);
-		printf("\n");
+	if (!program_start(p)) {	/* a G the program started runs it */
+		printf("gmk: %s is already running\n", p->name);
 		return 2;
 	}
 	printf("gmk: running %s: %s\n", p->name, p->about);
 	int status = p->main();
 	printf("gmk: %s exited with status %d\n", p->name, status);
+	program_end(p);
 	return status;
 }
 
@@ -162,13 +206,20 @@ static int program_run(const char *name, size_t len)
  * The main G: what the command line asked for, in this order
  * (docs/cmdline.md): the tests (test=), then the programs (run=a,b runs
  * a then b), then the benchmarks (bench=), stopping at the first that
- * fails and saying what was not run; with none, say what there is.
+ * fails and saying what was not run; with none, say what there is. The
+ * run= list is checked whole first: a misspelt program is not found out
+ * after the ones before it (or the tests) have run.
  */
 void kernel_main_g(void *arg)
 {
 	int status = 0;
 	const char *failed = NULL;
 
+	if (kopts.run[0] && !programs_valid(kopts.run)) {
+		printf("gmk: nothing run\n");
+		status = 2;
+		goto out;
+	}
 	if (kopts.test[0]) {
 		status = test_run(kopts.test) ? 1 : 0;
 		if (status)
@@ -194,6 +245,7 @@ void kernel_main_g(void *arg)
 		       kopts.bench[0] ? " bench=" : "");
 	if (!kopts.test[0] && !kopts.run[0] && !kopts.bench[0])
 		printf("gmk: nothing to run (add test=<glob>, bench=<name> or run=<program>)\n");
+out:
 	sched_fingerprint_print();
 	trace_dump();		/* trace=: the execution trace, out (sched/tracebuf.c) */
 	board_exit(status);

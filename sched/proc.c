@@ -320,6 +320,16 @@ static bool p_stalled(struct p *pp)
 	return rep != 0 && rep == atomic_load64(&c->last_tick_ns);
 }
 
+const char *sched_watchdog_last_seen(char *buf, size_t n, uint64_t last_tick_ns,
+				     uintptr_t last_tick_pc)
+{
+	if (last_tick_ns == 0)	/* no tick yet: no PC to show */
+		snprintf(buf, n, "the core never ticked since it started");
+	else
+		snprintf(buf, n, "last seen at PC 0x%lx", (unsigned long)last_tick_pc);
+	return buf;
+}
+
 /* The watchdog check, on g0. Returns the next time it should look. */
 static uint64_t watchdog_check(uint64_t now)
 {
@@ -350,14 +360,16 @@ static uint64_t watchdog_check(uint64_t now)
 		atomic_xadd64(&sched.nwatchdog, 1);
 		struct m *mp = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&pp->m);
 		struct g *gp = mp ? (struct g *)atomic_loaduintptr((volatile uintptr_t *)&mp->curg) : NULL;
+		char seen[48];
 		printf("gmk: watchdog: core %u (P%u) has taken no timer interrupt "
-		       "for %llu ms: goroutine %llu (entry %p) running there, last "
-		       "seen at PC 0x%lx; interrupts masked? (warning: the other "
-		       "cores go on, and fire its timers)\n",
+		       "for %llu ms: goroutine %llu (entry %p) running there, %s; "
+		       "interrupts masked? (warning: the other cores go on, and "
+		       "fire its timers)\n",
 		       c->id, pp->id, (unsigned long long)((now - since) / NSEC_PER_MSEC),
 		       gp ? (unsigned long long)gp->goid : 0ull,
 		       gp ? (void *)gp->entry : NULL,
-		       (unsigned long)__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED));
+		       sched_watchdog_last_seen(seen, sizeof seen, tick,
+				__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED)));
 	}
 	atomic_store32(&sched.nstalled, nstalled);
 	if (nstalled)

@@ -281,6 +281,10 @@ struct p *sched_p(uint32_t id);		/* allp[id], for its counters */
 uint32_t sched_nprocs(void);
 /* Stuck cores the scheduler's watchdog has reported (sched/proc.c). */
 uint64_t sched_watchdog_reports(void);
+/* The watchdog's words for where a stuck core was last seen: the PC its
+ * last tick interrupted (last_tick_ns != 0), or that it never ticked. */
+const char *sched_watchdog_last_seen(char *buf, size_t n, uint64_t last_tick_ns,
+				     uintptr_t last_tick_pc);
 uint64_t sched_seed(void);		/* seed= or a boot-time value */
 /* Free the stacks cached with dead Gs (this P's and the global list), as
  * Go's GC does, and the unused stacks of the last default-size batch; the

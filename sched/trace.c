@@ -125,5 +125,5 @@ void sched_print_goroutines(void)
 		       gstatus_string(st),
 		       st == _Gwaiting ? waitreason_string(it->waitreason) : "");
 	}
-	printf("%u goroutines\n", n);
+	printf("%u goroutine%s\n", n, n == 1 ? "" : "s");
 }

@@ -2,6 +2,8 @@
  * The boot foundation: cores, timer interrupts, IPIs, spinlocks, atomics,
  * faults and the command line.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/atomic.h"
@@ -197,7 +199,7 @@ TEST(atomic_ops_return_the_documented_values)
 /* The command-line parser, on sample strings. */
 TEST(cmdline_accepts_every_option)
 {
-	struct kernel_options o;
+	static struct kernel_options o;
 	char err[160] = "";
 
 	ASSERT(cmdline_parse("  test=boot_* slice=500us schedtrace=100 nprocs=3 "
@@ -242,7 +244,7 @@ TEST(cmdline_rejects_unknown_and_malformed_options)
 		{ "test", "key=value" },
 		{ "=5", "unknown" },
 	};
-	struct kernel_options o;
+	static struct kernel_options o;
 
 	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char err[160] = "";
@@ -282,6 +284,66 @@ TEST(cmdline_drops_only_an_image_path)
 			test_fail(__FILE__, __LINE__, "\"%s\" (path_first=%d): got \"%s\", want \"%s\"",
 				  c[i].line, c[i].path_first, got, c[i].want);
 	}
+}
+
+/*
+ * Every board takes a command line of up to CMDLINE_MAX bytes and refuses
+ * a longer one, never cutting it and running what is left. A board keeps
+ * CMDLINE_MAX + 1 bytes of a loader's line (cmdline_copy) so that the
+ * parser sees it is too long. The longest line here is one long test=
+ * list, as make test's replay hints write them.
+ */
+TEST(cmdline_takes_up_to_cmdline_max_bytes_and_refuses_longer)
+{
+	static char line[CMDLINE_MAX + 200], copy[CMDLINE_MAX + 2];
+	static struct kernel_options o;
+	char err[CMDLINE_ERR_MAX] = "";
+
+	memcpy(line, "test=", 5);
+	memset(line + 5, 'a', CMDLINE_MAX - 5);
+	line[CMDLINE_MAX] = '\0';
+	ASSERT(cmdline_parse(line, &o, err, sizeof err));
+	EXPECT_EQ(strlen(o.test), CMDLINE_MAX - 5);
+
+	line[CMDLINE_MAX] = 'a';
+	line[CMDLINE_MAX + 1] = '\0';
+	ASSERT(!cmdline_parse(line, &o, err, sizeof err));
+	if (!strstr(err, "longer than 4095 bytes"))
+		test_fail(__FILE__, __LINE__, "error \"%s\" does not say the line is too long", err);
+
+	/* A board's copy of a longer line is still too long. */
+	memset(line + 5, 'a', sizeof line - 6);
+	line[sizeof line - 1] = '\0';
+	cmdline_copy(copy, line, SIZE_MAX);
+	EXPECT_EQ(strlen(copy), CMDLINE_MAX + 1);
+	EXPECT(!cmdline_parse(copy, &o, err, sizeof err));
+	cmdline_copy(copy, "run=squares", 6);	/* bounded by the loader's size */
+	EXPECT(strcmp(copy, "run=sq") == 0);
+}
+
+/* The message for an unknown option lists every option there is: it is
+ * made from the table, so an option added there is in it. */
+TEST(cmdline_unknown_option_names_every_known_one)
+{
+	static struct kernel_options o;
+	char err[CMDLINE_ERR_MAX] = "", word[40];
+	unsigned n = 0;
+
+	ASSERT(!cmdline_parse("frobnicate=1", &o, err, sizeof err));
+	for (const char *k; (k = cmdline_option_key(n)); n++) {
+		snprintf(word, sizeof word, " %s", k);
+		const char *at = strstr(err, word);
+		size_t len = strlen(word);
+		if (!at || (at[len] != ' ' && at[len] != ')'))
+			test_fail(__FILE__, __LINE__, "\"%s\" does not name '%s'", err, k);
+	}
+	EXPECT_GE(n, 13);	/* the README's table has 13 */
+	/* A long unknown key is cut, and the list still fits. */
+	ASSERT(!cmdline_parse("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
+			      &o, err, sizeof err));
+	EXPECT(strstr(err, "...' (known:") != NULL);
+	snprintf(word, sizeof word, " %s)", cmdline_option_key(n - 1));
+	EXPECT(strstr(err, word) != NULL);
 }
 
 TEST(glob_matches_like_the_shell)

@@ -88,6 +88,12 @@ PROGRAM(replay_planted,
 		printf("replay_planted: needs 3 Ps or more (two producers and a thief)\n");
 		return 2;
 	}
+	/* Afresh, for a second run: its Gs of a first one have all ended. */
+	for (int i = 0; i < 2; i++) {
+		atomic_store32(&producers[i].core, 0);
+		atomic_store32(&runaways[i], 0);
+	}
+	atomic_store64(&first_stolen, 0);
 	waitgroup_add(&wg, 2 * (1 + REPLAY_WORKERS));
 	/* A first, and this G keeps its core until a thief has taken A,
 	 * so that A and B start their workers on two different Ps. */

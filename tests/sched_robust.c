@@ -5,6 +5,7 @@
  * often.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
@@ -566,6 +567,21 @@ TEST(sched_one_idle_core_wakes_per_timer)
 	 * differ. */
 	if (np >= 3)
 		EXPECT_LE(irqs, 2 * IDLE_SLEEPS + 2);
+}
+
+/* The watchdog's report says where the stuck core was: the PC its last
+ * tick interrupted, or, for a core that never ticked, that it never did
+ * (not "PC 0x0", an address nothing ran at). */
+TEST(sched_watchdog_report_names_the_pc_or_a_core_that_never_ticked)
+{
+	char buf[64];
+
+	sched_watchdog_last_seen(buf, sizeof buf, 0, 0);
+	EXPECT(strstr(buf, "never ticked") != NULL);
+	EXPECT(strstr(buf, "PC") == NULL);
+	sched_watchdog_last_seen(buf, sizeof buf, 12345, 0x40201234);
+	EXPECT(strstr(buf, "PC 0x40201234") != NULL);
+	EXPECT(strstr(buf, "never") == NULL);
 }
 
 /* ---- 9: a core lost with interrupts masked ------------------------------ */

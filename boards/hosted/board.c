@@ -25,6 +25,7 @@
 
 #include "arch/host/host.h"
 #include "kernel/board.h"
+#include "kernel/cmdline.h"
 #include "kernel/kernel.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
@@ -39,7 +40,7 @@ const char board_name[] = "hosted";
  * without backing (MAP_NORESERVE): the host gives pages as they are used. */
 #define RAM_SIZE	(1ull << 30)
 
-static char cmdline[4096];
+static char cmdline[CMDLINE_MAX + 1];
 static unsigned smp;
 static bool no_tick;
 static void *ram;
@@ -290,9 +291,9 @@ int hosted_main(int argc, char **argv)
 	size_t len = 0;
 	for (; i < argc; i++) {
 		size_t n = strlen(argv[i]);
-		if (len + n + 2 > sizeof cmdline) {
-			fprintf(stderr, "gmk: hosted: command line longer than %zu bytes\n",
-				sizeof cmdline - 1);
+		if (len + (len ? 1 : 0) + n > CMDLINE_MAX) {
+			fprintf(stderr, "gmk: hosted: command line longer than %d bytes, "
+				"the most gmk takes\n", CMDLINE_MAX);
 			exit(2);
 		}
 		if (len)

@@ -16,6 +16,7 @@ IMAGE     := arm64-image
 RUN_CMDLINE := run=sched_demo,primes schedtrace=250
 
 # Under QEMU. GIC=3 selects GICv3.
+SETTINGS     := GIC
 ifneq ($(filter-out 2 3,$(GIC)),)
 $(error GIC=$(GIC): the interrupt controller is GICv2 (GIC=2, the default) or GICv3 (GIC=3))
 endif

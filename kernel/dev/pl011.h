@@ -16,8 +16,11 @@ void pl011_init(uintptr_t base);
 void pl011_putc(char c);
 /* Wait until every queued byte has left the transmitter. */
 void pl011_flush(void);
-int pl011_getc(void);		/* a received byte, or -1 if none */
-void pl011_rx_irq_enable(void);
+/* A received byte, or -1 if none; sets *overrun (if given) when the
+ * FIFO overran before it. */
+int pl011_getc(bool *overrun);
+/* Receive interrupts (RX and receive-timeout) and RTS on or off. */
+void pl011_rx_irq(bool on);
 /* Transmit by interrupt (struct console_tx_ops): the FIFO has room, one
  * byte into it, the TX interrupt on/off. TX is raised while the FIFO is at
  * or under its level (QEMU: after every byte, until masked). */

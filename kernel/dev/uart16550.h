@@ -28,10 +28,23 @@ void uart16550_mmio_write8(uintptr_t addr, uint8_t v);
 
 void uart16550_init(const struct uart16550 *u, uint32_t baud);	/* 8N1 */
 void uart16550_putc(const struct uart16550 *u, char c);		/* waits for room */
-int uart16550_getc(const struct uart16550 *u);	/* a received byte, or -1 */
-/* Interrupt while received data is available; reading it all (getc
- * until -1) clears it. The platform routes the line. */
-void uart16550_rx_irq_enable(const struct uart16550 *u);
+/* A received byte, or -1; sets *overrun (if given) when the receiver
+ * lost bytes (overran) since LSR was last read. */
+int uart16550_getc(const struct uart16550 *u, bool *overrun);
+/* Interrupt while received data is available (reading it all, getc
+ * until -1, clears it), and RTS, on or off. The platform routes the line. */
+void uart16550_rx_irq(const struct uart16550 *u, bool on);
+/*
+ * The end of the UART's interrupt handler, where its line is
+ * edge-triggered (a PC's ISA IRQ): if the UART still asks for an
+ * interrupt (a byte that came after the handler drained the receiver,
+ * the receiver let go by a reader on another core, THR empty again),
+ * its line never went low and no new edge will come, and neither will
+ * any interrupt again. Then turn IER off and on: the line drops and
+ * rises, and the handler runs again. Reading IIR clears a pending THRE
+ * interrupt, which turning IER back on raises again.
+ */
+void uart16550_irq_rearm(const struct uart16550 *u);
 /* Transmit by interrupt (the console's ring, kernel/console.h): THR takes
  * a byte, one byte into it, the "THR empty" interrupt on/off. */
 bool uart16550_tx_room(const struct uart16550 *u);

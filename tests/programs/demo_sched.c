@@ -34,6 +34,9 @@ PROGRAM(sched_demo, "spawn 200000 Gs from one G; the other Ps steal them")
 	for (uint32_t i = 0; i < np; i++)
 		steal0[i] = sched_p(i)->nsteal;
 
+	/* No G of an earlier run is left (it waited for all of them): the
+	 * count starts again, so that the program runs again. */
+	atomic_store64(&demo_done, 0);
 	uint64_t t0 = nanotime();
 	printf("sched_demo: %u Gs from one G, %u Ps\n", DEMO_GS, np);
 	for (uint32_t i = 0; i < DEMO_GS; i++) {

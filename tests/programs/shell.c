@@ -9,19 +9,25 @@
  *   sched                one schedtrace line and the per-P counters
  *   run <program>        start a registered program in a new G
  *   bench <name>[/N]     run benchmarks (bench= syntax) and wait for them
+ *   sleep <ms>           wait (typed input waits, none is lost)
  *   exit [status]        wait for the programs `run` started, then leave
- *                        the machine with that status (default 0)
+ *                        the machine with that status (0-255, default 0)
+ *
+ * A line longer than SHELL_LINE_MAX - 1 characters, a word too many, a
+ * status out of range or a program already running is refused with a
+ * message: nothing is cut or ignored and then run.
  */
+#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sched/console_io.h"
 #include "sched/gmk.h"
 #include "tests/bench/bench.h"
 
-#define SHELL_LINE_MAX	128
+#define SHELL_LINE_MAX	128	/* bytes, with the NUL */
 #define SHELL_PROMPT	"gmk> "
+#define SHELL_SLEEP_MAX_MS 3600000	/* an hour */
 
 static struct waitgroup jobs;
 static volatile uint32_t njobs;
@@ -34,6 +40,7 @@ static void job(void *arg)
 
 	printf("[%s exited with status %d after %llu ms]\n", p->name, status,
 	       (unsigned long long)((nanotime() - t0) / NSEC_PER_MSEC));
+	program_end(p);		/* may run again */
 	atomic_xadd32(&njobs, -1);
 	waitgroup_done(&jobs);
 }
@@ -46,14 +53,17 @@ static void help(void)
 	       "  sched             scheduler state and per-P counters\n"
 	       "  run <program>     start a program in new goroutines\n"
 	       "  bench <name>[/N]  run benchmarks (all, spawn, yield, ...)\n"
+	       "  sleep <ms>        wait, reading no input meanwhile\n"
 	       "  exit [status]     wait for running programs, then leave\n"
 	       "programs:\n");
 	program_list();
 }
 
-/* Read one line with echo; false at a read error. Handles \r, \n (a
- * \r\n pair is one end of line), backspace and DEL. */
-static bool readline(char *line, size_t max)
+/* Read one line with echo into line[max]; the line's length (more than
+ * max - 1 if it did not fit: only its first max - 1 bytes are kept), or
+ * -1 at a read error. Handles \r, \n (a \r\n pair is one end of line),
+ * backspace and DEL. */
+static long readline(char *line, size_t max)
 {
 	static bool last_cr;
 	size_t n = 0;
@@ -62,7 +72,7 @@ static bool readline(char *line, size_t max)
 		char c;
 		long r = console_read(&c, 1);
 		if (r < 0)
-			return false;
+			return -1;
 		if (c == '\n' && last_cr) {
 			last_cr = false;
 			continue;
@@ -70,8 +80,8 @@ static bool readline(char *line, size_t max)
 		last_cr = c == '\r';
 		if (c == '\r' || c == '\n') {
 			console_write_now("\n", 1);
-			line[n] = 0;
-			return true;
+			line[n < max ? n : max - 1] = 0;
+			return (long)n;
 		}
 		if (c == '\b' || c == 0x7f) {
 			if (n) {
@@ -80,9 +90,11 @@ static bool readline(char *line, size_t max)
 			}
 			continue;
 		}
-		if ((unsigned char)c < ' ' || n + 1 >= max)
+		if ((unsigned char)c < ' ')
 			continue;
-		line[n++] = c;
+		if (n + 1 < max)
+			line[n] = c;
+		n++;
 		console_write_now(&c, 1);
 	}
 }
@@ -113,23 +125,61 @@ static void wait_jobs(void)
 	}
 }
 
-PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, exit")
+/* A whole number 0..max, in decimal; -1 if s is anything else. */
+static long whole_number(const char *s, long max)
+{
+	long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s - '0');
+		if (v > max)
+			return -1;
+	}
+	return v;
+}
+
+/* How many words each command takes after its name, at most. */
+static const struct { const char *name; int maxargs; } commands[] = {
+	{ "help", 0 }, { "ps", 0 }, { "sched", 0 }, { "run", 1 }, { "bench", 1 },
+	{ "sleep", 1 }, { "exit", 1 },
+};
+
+PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit")
 {
 	char buf[SHELL_LINE_MAX];
 
 	printf("gmk shell on %u Ps; type help\n", sched_nprocs());
 	for (;;) {
 		console_write_now(SHELL_PROMPT, strlen(SHELL_PROMPT));
-		if (!readline(buf, sizeof buf)) {
+		long len = readline(buf, sizeof buf);
+		if (len < 0) {
 			printf("shell: this board's console has no receive interrupt\n");
 			return 1;
+		}
+		if (len > SHELL_LINE_MAX - 1) {	/* never run a cut line */
+			printf("line too long (%ld > %d): not run\n", len, SHELL_LINE_MAX - 1);
+			continue;
 		}
 		char *rest = buf;
 		char *cmd = word(&rest);
 		char *arg = word(&rest);
+		char *extra = word(&rest);
 		if (!cmd)
 			continue;
-		if (strcmp(cmd, "help") == 0) {
+		int maxargs = -1;
+		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+			if (strcmp(cmd, commands[i].name) == 0)
+				maxargs = commands[i].maxargs;
+		char *surplus = maxargs == 0 ? arg : extra;
+		if (maxargs < 0) {
+			printf("%s: unknown command (try help)\n", cmd);
+		} else if (surplus) {
+			printf("%s: unexpected '%s' (try help)\n", cmd, surplus);
+		} else if (strcmp(cmd, "help") == 0) {
 			help();
 		} else if (strcmp(cmd, "ps") == 0) {
 			sched_print_goroutines();
@@ -137,10 +187,14 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, exit")
 			schedtrace_print();
 		} else if (strcmp(cmd, "run") == 0) {
 			const struct program *p = arg ? program_find(arg, strlen(arg)) : NULL;
-			if (!arg || !p || strcmp(arg, "shell") == 0) {
+			if (!arg || !p) {
 				printf("run: %s%s; programs:\n", arg ? "no program " : "usage: run <program>",
 				       arg ? arg : "");
 				program_list();
+				continue;
+			}
+			if (!program_start(p)) {
+				printf("run: %s is already running\n", p->name);
 				continue;
 			}
 			atomic_xadd32(&njobs, 1);
@@ -153,17 +207,22 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, exit")
 				continue;
 			}
 			printf("bench: %d failed\n", bench_main(arg));
+		} else if (strcmp(cmd, "sleep") == 0) {
+			long ms = arg ? whole_number(arg, SHELL_SLEEP_MAX_MS) : -1;
+			if (ms < 0) {
+				printf("sleep: usage: sleep <ms> (a whole number 0-%d)\n",
+				       SHELL_SLEEP_MAX_MS);
+				continue;
+			}
+			sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
 		} else if (strcmp(cmd, "exit") == 0) {
-			char *end = NULL;
-			long status = arg ? strtol(arg, &end, 10) : 0;
-			if (arg && (*end || end == arg)) {
-				printf("exit: '%s' is not a number\n", arg);
+			long status = arg ? whole_number(arg, 255) : 0;
+			if (status < 0) {
+				printf("exit: '%s' is not a status (a whole number 0-255)\n", arg);
 				continue;
 			}
 			wait_jobs();
 			return (int)status;
-		} else {
-			printf("%s: unknown command (try help)\n", cmd);
 		}
 	}
 }

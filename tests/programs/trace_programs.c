@@ -88,6 +88,7 @@ PROGRAM(tracecheck, "workers that yield, sleep and send: a trace of known shape"
 			gosched();
 	while (atomic_load32(&tc_poller_g->atomicstatus) != _Gdead)
 		gosched();
+	chan_free(tc_out);	/* every worker is dead: nobody touches it */
 	printf("tracecheck: %d workers x %d yields, 1 sleep, 1 send; sum %d; "
 	       "1 poller, poll_wait %d\n", TRACECHECK_WORKERS, TRACECHECK_YIELDS,
 	       sum, tc_poll_result);
@@ -142,6 +143,9 @@ __attribute__((noinline)) void gdbcheck_stop(int nwaiters)
 
 PROGRAM(gdbcheck, "Gs parked on a channel and in sleep, then gdbcheck_stop")
 {
+	/* Afresh, for a second run: its Gs of a first one have all ended. */
+	gc_sleeping = gc_spin_stop = 0;
+	gc_spins = 0;
 	gc_in = chan_make(sizeof(int), 0);
 	waitgroup_add(&gc_wg, GDBCHECK_WAITERS + 3);
 	for (int i = 0; i < GDBCHECK_WAITERS; i++)
@@ -159,6 +163,7 @@ PROGRAM(gdbcheck, "Gs parked on a channel and in sleep, then gdbcheck_stop")
 	gc_spin_stop = 1;
 	chan_close(gc_in);
 	waitgroup_wait(&gc_wg);
+	chan_free(gc_in);	/* every waiter is done with it */
 	printf("gdbcheck: done\n");
 	return 0;
 }

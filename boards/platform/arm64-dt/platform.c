@@ -13,6 +13,7 @@
  * What is left to a board's board.c: board_exit (how the machine is left)
  * and any quirk; see arm64-dt.h.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #include "arch/aarch64/timer.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"
+#include "kernel/cmdline.h"
 #include "kernel/console.h"
 #include "kernel/console_in.h"
 #include "kernel/dev/pl011.h"
@@ -34,7 +36,6 @@ const char board_name[] = GMK_BOARD;
 
 #define TIMER_DT_VIRT_INDEX	2	/* /timer interrupts: sec, nonsec, virt, hyp */
 #define MPIDR_AFF_MASK		0xff00ffffffull
-#define CMDLINE_MAX		1024
 #define MAX_MEM_REGIONS		16
 #define SPIN_TABLE_SLOTS	8	/* cores by MPIDR.Aff0 */
 
@@ -42,7 +43,7 @@ extern char _kernel_end[];
 extern char secondary_entry[], spin_table_entry[];
 
 struct fdt arm64_dt;
-static char cmdline[CMDLINE_MAX];
+static char cmdline[CMDLINE_MAX + 2];	/* cmdline_copy's */
 static uint64_t counter_hz;
 static const struct irqchip *chip;
 static int chip_node = -1, cascade_node = -1;	/* their DT nodes */
@@ -133,6 +134,9 @@ static void uart_tx_put(char c) { pl011_tx_put(c); }
 static const struct console_tx_ops uart_tx = {
 	.room = pl011_tx_room, .put = uart_tx_put, .irq = pl011_tx_irq,
 	.fifo = PL011_TX_FIFO,
+};
+static const struct console_rx_ops uart_rx = {
+	.get = pl011_getc, .irq = pl011_rx_irq,
 };
 
 /* ---- memory ------------------------------------------------------------- */
@@ -234,11 +238,7 @@ void board_early_init(uintptr_t bootarg)
 	for (const char *p = args; p && (p = strstr(p, "--")); p += 2)
 		if ((p == args || p[-1] == ' ') && (p[2] == ' ' || p[2] == 0))
 			args = p[2] ? p + 3 : p + 2;
-	if (args && strlen(args) < sizeof cmdline)
-		strcpy(cmdline, args);
-	else if (args)
-		printf("%s: bootargs longer than %d bytes ignored\n", board_name,
-		       CMDLINE_MAX - 1);
+	cmdline_copy(cmdline, args, SIZE_MAX);	/* longer: cmdline_parse refuses it */
 
 	counter_hz = gtimer_freq();	/* 62.5 MHz on QEMU, 19.2/54 MHz on a Pi 3/4 */
 	mem_setup();
@@ -513,8 +513,7 @@ void board_cpu_init(void)
 	chip->enable_local(chip->ipi);
 	if (c->id == 0 && uart_irq != IRQ_SPURIOUS) {	/* to the boot core */
 		chip->enable_device(uart_irq, uart_irq_spec);
-		pl011_rx_irq_enable();
-		console_rx_irq_enabled = true;
+		console_rx_attach(&uart_rx);
 		console_tx_attach(&uart_tx);	/* the same line: TX too */
 	}
 }
@@ -560,9 +559,9 @@ void board_irq(struct trapframe *tf)
 		chip->eoi(token);
 		kernel_ipi_interrupt(tf);
 	} else if (irq == uart_irq) {
-		/* Level-triggered: drain the FIFO (the line drops) first. */
-		for (int ch; (ch = pl011_getc()) >= 0;)
-			console_rx_put((uint8_t)ch);
+		/* Level-triggered: drain the FIFO (the line drops) or, with
+		 * the console's ring full, mask RX, first. */
+		console_rx_interrupt();
 		console_tx_interrupt();	/* refill the FIFO (or mask TX) */
 		chip->eoi(token);
 		kernel_console_interrupt(tf);

@@ -9,6 +9,7 @@
  * image path in tag 1. Under UEFI there is no RSDP in the BIOS area: the
  * loader's copy (tag 15 for ACPI 2.0+, 14 for 1.0) is the only way in.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@
 #define MB1_MMAP_LENGTH		44
 #define MB1_MMAP_ADDR		48
 #define MB1_LOADER		64
+#define MB1_CMDLINE_SCAN	(1u << 20)	/* sanity bound on its length */
 
 /* Multiboot 2 tags */
 #define MB2_TAG_END		0
@@ -88,16 +90,22 @@ static void copy_str(char *dst, size_t cap, const char *src, size_t srcmax)
 	dst[n] = 0;
 }
 
-static void set_cmdline(struct boot_info *bi, const char *raw)
+/* The loader's line, raw (NUL-terminated within rawmax bytes): the
+ * options, the image path dropped where there is one. */
+static bool set_cmdline(struct boot_info *bi, const char *raw, size_t rawmax,
+			char *err, unsigned errlen)
 {
 	/* Only QEMU's -kernel is known to put the path first: it names
 	 * itself "qemu" in the multiboot 1 loader name. */
 	bool path_first = bi->protocol == 1 && strcmp(bi->loader, "qemu") == 0;
-	char tmp[BOOT_CMDLINE_MAX];
 
-	copy_str(tmp, sizeof tmp, raw, BOOT_CMDLINE_MAX - 1);
-	copy_str(bi->cmdline, sizeof bi->cmdline,
-		 cmdline_skip_image_path(tmp, path_first), sizeof tmp);
+	if (strnlen(raw, rawmax) == rawmax) {
+		snprintf(err, errlen, "the loader's command line has no end (no NUL in %zu bytes)",
+			 rawmax);
+		return false;
+	}
+	cmdline_copy(bi->cmdline, cmdline_skip_image_path(raw, path_first), SIZE_MAX);
+	return true;
 }
 
 static bool mb1_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned errlen)
@@ -112,8 +120,9 @@ static bool mb1_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 	}
 	if (flags & MB1_FLAG_CMDLINE) {
 		const char *s = (const char *)(uintptr_t)rd32(mbi + MB1_CMDLINE);
-		note(bi, (uintptr_t)s, strnlen(s, BOOT_CMDLINE_MAX) + 1);
-		set_cmdline(bi, s);
+		note(bi, (uintptr_t)s, strnlen(s, MB1_CMDLINE_SCAN) + 1);
+		if (!set_cmdline(bi, s, MB1_CMDLINE_SCAN, err, errlen))
+			return false;
 	}
 	if (!(flags & MB1_FLAG_MMAP)) {
 		snprintf(err, errlen, "the multiboot 1 loader passed no memory map");
@@ -159,12 +168,10 @@ static bool mb2_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 			return false;
 		}
 		switch (type) {
-		case MB2_TAG_CMDLINE: {
-			char tmp[BOOT_CMDLINE_MAX];
-			copy_str(tmp, sizeof tmp, (const char *)(t + 8), size - 8);
-			set_cmdline(bi, tmp);
+		case MB2_TAG_CMDLINE:
+			if (!set_cmdline(bi, (const char *)(t + 8), size - 8, err, errlen))
+				return false;
 			break;
-		}
 		case MB2_TAG_MMAP: {
 			/* u32 entry_size, u32 entry_version, then entries of
 			 * u64 base, u64 length, u32 type, u32 reserved. */

@@ -11,19 +11,21 @@
 #include <stdint.h>
 
 #include "arch/x86_64/paging.h"
+#include "kernel/cmdline.h"
 #include "kernel/dev/fbcon.h"
 
 #define MULTIBOOT2_BOOT_MAGIC	0x36d76289
 
 #define BOOT_MAX_MAP		128
-#define BOOT_CMDLINE_MAX	1024
 #define BOOT_LOADER_MAX		64
 #define ACPI_RSDP_MAX		36	/* ACPI 2.0+ RSDP length */
 
 struct boot_info {
 	int protocol;			/* 1 or 2 */
 	char loader[BOOT_LOADER_MAX];	/* boot loader name, "" if none */
-	char cmdline[BOOT_CMDLINE_MAX];	/* options only: no image path */
+	char cmdline[CMDLINE_MAX + 2];	/* options only: no image path
+					   (cmdline_copy: a longer line is
+					   refused by cmdline_parse) */
 	struct phys_range memmap[BOOT_MAX_MAP];	/* every firmware range */
 	unsigned nmemmap;
 	struct phys_range ram[BOOT_MAX_MAP];	/* usable RAM */

@@ -115,6 +115,9 @@ static struct console_tx_ops com1_tx = {
 	.room = com1_tx_room, .put = com1_tx_put, .irq = com1_tx_irq,
 	.fifo = UART16550_TX_FIFO,
 };
+static int com1_rx_getc(bool *overrun) { return uart16550_getc(&com1, overrun); }
+static void com1_rx_irq(bool on) { uart16550_rx_irq(&com1, on); }
+static const struct console_rx_ops com1_rx = { .get = com1_rx_getc, .irq = com1_rx_irq };
 
 void board_early_init(uintptr_t bootarg)
 {
@@ -187,8 +190,7 @@ void board_init(void)
 		ioapic_route(com1_gsi, VEC_COM1, lapic_id(),
 			     ((fl >> 2) & 3) == MPS_TRIGGER_LEVEL,
 			     (fl & 3) == MPS_POLARITY_LOW);
-		uart16550_rx_irq_enable(&com1);
-		console_rx_irq_enabled = true;
+		console_rx_attach(&com1_rx);
 		if (fbcon_putc)
 			com1_tx.mirror = fbcon_putc;
 		console_tx_attach(&com1_tx);
@@ -289,9 +291,9 @@ void board_irq(struct trapframe *tf)
 		kernel_ipi_interrupt(tf);
 		break;
 	case VEC_COM1:
-		for (int ch; (ch = uart16550_getc(&com1)) >= 0;)
-			console_rx_put((uint8_t)ch);
+		console_rx_interrupt();	/* drain RBR, or mask RDA: ring full */
 		console_tx_interrupt();	/* refill THR (or THRI off) */
+		uart16550_irq_rearm(&com1);	/* an edge for what is left */
 		lapic_eoi();
 		kernel_console_interrupt(tf);
 		break;
