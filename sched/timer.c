@@ -32,11 +32,12 @@
 #define HEAP_ARITY	4
 #define HEAP_MIN_CAP	16
 
-void timer_init(struct timer *t, void (*f)(void *), void *arg)
+void timer_init_named(struct timer *t, void (*f)(void *), void *arg, const char *fname)
 {
 	memset(t, 0, sizeof *t);
 	t->f = f;
 	t->arg = arg;
+	t->fname = fname;
 }
 
 /* ---- the heap; caller holds ts->lock --------------------------------- */
@@ -286,18 +287,32 @@ uint32_t timers_run(struct p *pp, uint64_t now)
 		 * its owner may reuse or free t (sleep's is on a G stack). */
 		void (*f)(void *) = t->f;
 		void *arg = t->arg;
+		const char *fname = t->fname;
 		atomic_storeuintptr((volatile uintptr_t *)&t->pp, 0);
 		update_when0(ts);
 		ts->nfired++;
 		spin_unlock(&ts->lock);
 		traceTimerFire(f, pp);
+		/* On g0: a callback that parks or yields asks g0 to switch
+		 * away, and gopark/mcall name it from here. */
+		struct m *mp = getm();
+		mp->timerfn = fname;
 		f(arg);
+		mp->timerfn = NULL;
 		n++;
 		spin_lock(&ts->lock);
 	}
 	ts->running = 0;
 	spin_unlock(&ts->lock);
 	return n;
+}
+
+void timer_callback_blocked_check(void)
+{
+	const char *fname = getm()->timerfn;
+	if (fname)
+		fatal("timer callback %s blocked (callbacks run on the scheduler "
+		      "and must not park)", fname);
 }
 
 /* ---- sleep --------------------------------------------------------------- */

@@ -5,7 +5,8 @@
  * busy or idle (stealwork's last pass; an idle core woken by the deadline).
  *
  *   timer_init(t, f, arg)   f(arg) is what firing does; run on g0 with a
- *                           P, so it may goready but must not block
+ *                           P, so it may goready but must not block (one
+ *                           that parks is a fatal error naming f)
  *   timer_start(t, when)    arm t for nanotime() >= when, on this P;
  *                           a when at or past TIME_NEVER never comes:
  *                           t is pending and never fires
@@ -30,6 +31,7 @@ struct timer {
 	uint64_t when;			/* deadline, nanotime(); valid while pending */
 	void (*f)(void *arg);
 	void *arg;
+	const char *fname;		/* f as timer_init's caller wrote it */
 	struct p *volatile pp;		/* heap it is in; NULL = not pending */
 	uint32_t idx;			/* index in pp's heap (under its lock) */
 };
@@ -47,7 +49,10 @@ struct timers {
 	uint64_t nfired;		/* timers fired from this heap */
 };
 
-void timer_init(struct timer *t, void (*f)(void *), void *arg);
+/* timer_init records f's name as written, so that a callback that blocks
+ * can be named on every board (the kernel has no symbol table). */
+#define timer_init(t, f, arg) timer_init_named((t), (f), (arg), #f)
+void timer_init_named(struct timer *t, void (*f)(void *), void *arg, const char *fname);
 void timer_start(struct timer *t, uint64_t when);
 bool timer_stop(struct timer *t);
 bool timer_reset(struct timer *t, uint64_t when);
@@ -57,6 +62,9 @@ bool timer_reset(struct timer *t, uint64_t when);
 void sleep_ns(uint64_t ns);
 
 /* ---- for the scheduler (sched/) ---- */
+/* A G switch was asked for on g0 (gopark, mcall): if a timer callback is
+ * running there, the fatal error naming it; else returns. */
+void timer_callback_blocked_check(void);
 /* Fire pp's due timers (caller has a P); returns how many fired. */
 uint32_t timers_run(struct p *pp, uint64_t now);
 /* Earliest deadline of pp's heap, 0 = none that will ever come
