@@ -190,12 +190,12 @@ static __attribute__((noinline)) uint64_t recurse(volatile uint8_t *prev, uint64
 }
 
 static chan_t recurse_start, recurse_done;
-static volatile uintptr_t recurse_lo;
+static volatile uintptr_t recurse_lo;	/* atomic */
 
 static void recurse_deeply(void *arg)
 {
 	(void)arg;
-	recurse_lo = getg()->stack_lo;
+	atomic_storeuintptr(&recurse_lo, getg()->stack_lo);
 	chan_recv(recurse_start, NULL);
 	recurse(NULL, 0);
 	chan_send(recurse_done, NULL);
@@ -222,11 +222,12 @@ TEST_FATAL(sched_small_stack_deep_recursion_names_the_g_that_overflowed,
 	uint64_t id = go_stack(recurse_deeply, NULL, G_STACK_SMALL);
 	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
 			  (unsigned long long)id);
-	while (!recurse_lo)
+	uintptr_t lo;
+	while ((lo = atomic_loaduintptr(&recurse_lo)) == 0)
 		gosched();
 	printf("# goroutine %llu: small stack at 0x%lx, %lu bytes above its pool run's "
-	       "guard page\n", (unsigned long long)id, (unsigned long)recurse_lo,
-	       (unsigned long)(recurse_lo % (STACK_POOL_RUN_PAGES * PAGE_SIZE) - PAGE_SIZE));
+	       "guard page\n", (unsigned long long)id, (unsigned long)lo,
+	       (unsigned long)(lo % (STACK_POOL_RUN_PAGES * PAGE_SIZE) - PAGE_SIZE));
 	chan_send(recurse_start, NULL);
 	chan_recv(recurse_done, NULL);	/* reached only if nothing stopped it */
 }

@@ -132,13 +132,13 @@ TEST(time_counter_conversion_saturates_instead_of_wrapping)
 static const uint64_t never_sleeps[] = { UINT64_MAX, UINT64_MAX - 1000, TIME_NEVER };
 #define NEVER_SLEEPS (sizeof never_sleeps / sizeof never_sleeps[0])
 
-static struct g *volatile never_sleeper;
+static volatile uintptr_t never_sleeper;	/* struct g *, atomic */
 static volatile uint64_t never_woken;
 
 static void sleep_never(void *arg)
 {
 	(void)arg;
-	never_sleeper = getg();
+	atomic_storeuintptr(&never_sleeper, (uintptr_t)getg());
 	for (unsigned i = 0; i < NEVER_SLEEPS; i++) {
 		sleep_ns(never_sleeps[i]);
 		atomic_xadd64(&never_woken, 1);
@@ -152,20 +152,23 @@ static void sleep_never(void *arg)
  */
 TEST(time_sleep_of_the_largest_durations_parks_for_good)
 {
-	never_sleeper = NULL;
+	atomic_storeuintptr(&never_sleeper, 0);
 	atomic_store64(&never_woken, 0);
 	go(sleep_never, NULL);
+	struct g *gp;
+	while ((gp = (struct g *)atomic_loaduintptr(&never_sleeper)) == NULL)
+		gosched();
 	for (unsigned i = 0; i < NEVER_SLEEPS; i++) {
-		while (!never_sleeper || readgstatus(never_sleeper) != _Gwaiting) {
+		while (readgstatus(gp) != _Gwaiting) {
 			ASSERT_EQ(atomic_load64(&never_woken), i);
 			gosched();
 		}
 		sleep_ns(WATCH_NS);
 		ASSERT_EQ(atomic_load64(&never_woken), i);
-		ASSERT_EQ(readgstatus(never_sleeper), _Gwaiting);
-		EXPECT_EQ(never_sleeper->waitreason, waitReasonSleep);
+		ASSERT_EQ(readgstatus(gp), _Gwaiting);
+		EXPECT_EQ(gp->waitreason, waitReasonSleep);
 		preempt_disable();		/* goready readies onto this P */
-		goready(never_sleeper);
+		goready(gp);
 		preempt_enable();
 		ASSERT_EQ(wait_count(&never_woken, i + 1, 10 * NSEC_PER_SEC), i + 1);
 	}
