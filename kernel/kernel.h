@@ -52,9 +52,11 @@ void smp_call_all(void (*fn)(void *), void *arg);
 /* sched/ calls this once schedinit has run: the other cores may enter it. */
 void smp_release_cores(void);
 
-/* Set by sched/: names a fault at addr that it recognises (a G's stack
- * guard page) in buf and returns buf, or returns NULL. */
-extern const char *(*fault_describe_hook)(uintptr_t addr, char *buf, unsigned len);
+/* Set by sched/: names a fault at addr, taken with the stack pointer at
+ * sp, that it recognises (a G's stack overflow) in buf and returns buf,
+ * or returns NULL. */
+extern const char *(*fault_describe_hook)(uintptr_t addr, uintptr_t sp, char *buf,
+					  unsigned len);
 
 /* Set by sched/: called from every core's timer interrupt (preemption). */
 struct trapframe;

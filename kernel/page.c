@@ -9,7 +9,8 @@
  * and its tail goes back at once as the aligned power-of-two blocks that
  * make it up (a 5-page goroutine stack costs 5 pages, not 8). page_free
  * takes the same count and frees the run the same way, piece by piece,
- * so a run need not be one buddy block.
+ * so a run need not be one buddy block, and any part of a run may be
+ * freed on its own (page_alloc_aligned_nozero_try trims that way).
  */
 #include <string.h>
 
@@ -215,6 +216,36 @@ void *page_alloc_nozero_try(size_t npages)
 	}
 	spin_unlock_irqrestore(&page_lock, flags);
 	return p;
+}
+
+/*
+ * A buddy block is aligned to its size within its region, whose base
+ * need not be: when the plain block is not aligned in address, take twice
+ * the size less a page, which holds an aligned run wherever it starts,
+ * and give back the pieces on either side of it.
+ */
+void *page_alloc_aligned_nozero_try(size_t npages)
+{
+	uintptr_t bytes = npages * PAGE_SIZE;
+
+	if (npages == 0 || (npages & (npages - 1)) || 2 * npages - 1 > (1ul << MAX_ORDER))
+		panic("page_alloc_aligned: %zu pages is not a valid request (a power "
+		      "of two up to %lu)", npages, 1ul << (MAX_ORDER - 1));
+	uintptr_t p = (uintptr_t)page_alloc_nozero_try(npages);
+	if (!p || p % bytes == 0)
+		return (void *)p;
+	page_free((void *)p, npages);
+	size_t n = 2 * npages - 1;
+	p = (uintptr_t)page_alloc_nozero_try(n);
+	if (!p)
+		return NULL;
+	uintptr_t a = (p + bytes - 1) & ~(bytes - 1);
+	uintptr_t end = p + n * PAGE_SIZE;
+	if (a > p)
+		page_free((void *)p, (a - p) / PAGE_SIZE);
+	if (end > a + bytes)
+		page_free((void *)(a + bytes), (end - a - bytes) / PAGE_SIZE);
+	return (void *)a;
 }
 
 void *page_alloc_try(size_t npages)

@@ -19,6 +19,11 @@ void *page_alloc_try(size_t npages);
  * it reads: a goroutine stack (16 KiB of stores a G that uses one page of
  * it never needs, and on the hosted board a page fault for every page). */
 void *page_alloc_nozero_try(size_t npages);
+/* page_alloc_nozero_try for a power-of-two npages whose address is a
+ * multiple of its own size (npages * PAGE_SIZE), so that the run holding
+ * any of its bytes is found by masking the address; NULL when memory has
+ * run out. Freed with page_free as any run. */
+void *page_alloc_aligned_nozero_try(size_t npages);
 void page_free(void *p, size_t npages);
 /* Bytes currently handed out (for the benchmarks' memory figures). */
 uint64_t page_bytes_in_use(void);

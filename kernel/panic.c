@@ -24,7 +24,7 @@
 /* Core id + 1 of the core that is dying; the first one wins. */
 static volatile uint32_t panicking;
 
-const char *(*fault_describe_hook)(uintptr_t addr, char *buf, unsigned len);
+const char *(*fault_describe_hook)(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* Every other core that panics meanwhile just stops. */
 static void claim_panic(void)
@@ -119,7 +119,7 @@ void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
 
 	claim_panic();
 	if (fault_describe_hook)
-		special = fault_describe_hook(addr, why, sizeof why);
+		special = fault_describe_hook(addr, arch_frame_sp(tf), why, sizeof why);
 	if (special)
 		snprintf(msg, sizeof msg, "%s", special);
 	else

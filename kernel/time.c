@@ -29,14 +29,24 @@ void time_init(uint64_t hz)
 	time_boot_counter = arch_counter();
 }
 
+/* Saturates: a counter faster than 1 GHz (the TSC) makes more ticks of
+ * a long span than 64 bits hold, and a wrapped count would be short. */
 uint64_t ns_to_counter(uint64_t ns)
 {
-	return (uint64_t)(((__uint128_t)ns * ticks_per_ns_32) >> 32);
+	__uint128_t t = ((__uint128_t)ns * ticks_per_ns_32) >> 32;
+	return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+/* The counter value `ticks` after `base`, UINT64_MAX if that is past the
+ * counter's range (a deadline so far off that it never comes). */
+static uint64_t counter_add(uint64_t base, uint64_t ticks)
+{
+	return ticks < UINT64_MAX - base ? base + ticks : UINT64_MAX;
 }
 
 void delay_ns(uint64_t ns)
 {
-	uint64_t end = arch_counter() + ns_to_counter(ns);
+	uint64_t end = counter_add(arch_counter(), ns_to_counter(ns));
 
 	while (arch_counter() < end)
 		arch_cpu_relax();
@@ -65,7 +75,7 @@ uint64_t cpu_idle_ns(const struct cpu *c)
 
 void timer_arm_after(uint64_t ns)
 {
-	board_timer_arm(arch_counter() + ns_to_counter(ns));
+	board_timer_arm(counter_add(arch_counter(), ns_to_counter(ns)));
 }
 
 /*
@@ -87,7 +97,7 @@ void timer_set_deadline(uint64_t deadline_ns)
 	if (!c->timer_period_ns) {
 		uint64_t at = 0;
 		if (deadline_ns) {
-			at = time_boot_counter + ns_to_counter(deadline_ns);
+			at = counter_add(time_boot_counter, ns_to_counter(deadline_ns));
 			if (at == 0)
 				at = 1;	/* 0 means "disarm" to the board */
 		}

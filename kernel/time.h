@@ -9,6 +9,16 @@
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC  1000000000ull
 
+/*
+ * The end of time (Go's maxWhen): a deadline at or past it never comes. A
+ * duration whose deadline would lie past it means "never" (time_when), and
+ * every API that takes a deadline treats one past it as this one. It is
+ * 2^63 - 1 ns (292 years of uptime), not UINT64_MAX, so that a deadline
+ * plus a slice or a grace period (tick_deadline, the idle time-keeper's
+ * TIMER_OVERDUE_NS) cannot wrap round to the past.
+ */
+#define TIME_NEVER ((uint64_t)INT64_MAX)
+
 /* Kernel tick before the scheduler runs (it then sets deadlines itself). */
 #define TICK_NS (1 * NSEC_PER_MSEC)
 
@@ -28,6 +38,14 @@ static inline __attribute__((always_inline)) uint64_t counter_to_ns(uint64_t tic
 static inline __attribute__((always_inline)) uint64_t nanotime(void)
 {
 	return counter_to_ns(arch_counter() - time_boot_counter);
+}
+
+/* The deadline ns from now (Go's when(d)): TIME_NEVER if it would be at or
+ * past the end of time, however large ns is. */
+static inline uint64_t time_when(uint64_t ns)
+{
+	uint64_t now = nanotime();
+	return ns < TIME_NEVER - now ? now + ns : TIME_NEVER;
 }
 
 void delay_ns(uint64_t ns);			/* busy wait */

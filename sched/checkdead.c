@@ -1,9 +1,17 @@
 /*
  * checkdead: when the last M goes idle, nothing can run again unless a
  * timer or a device interrupt readies a G (an idle core wakes for it:
- * stopm). If no timer is
- * pending and Gs are still parked, they wait for each other: a deadlock,
- * reported as Go reports it, with the Gs and their wait reasons.
+ * stopm). If no timer can fire and Gs are still parked, they wait for
+ * each other: a deadlock, reported as Go reports it, with the Gs and
+ * their wait reasons.
+ *
+ * A timer whose deadline is past the end of time (TIME_NEVER: a sleep or
+ * timer of UINT64_MAX ns, say) can fire no more than an absent one, so
+ * it does not count, and a G that waits on nothing else (a sleep of
+ * that length parks with no timer at all) is blocked for good, like one
+ * on a nil channel. Go's checkdead returns as soon as any P has a timer,
+ * whatever its deadline, so a Go program whose only G sleeps for
+ * math.MaxInt64 hangs where gmk reports the deadlock.
  */
 #include <stdio.h>
 
@@ -23,10 +31,11 @@ void checkdead(void)
 {
 	if (sched.nmidle < sched.nprocs)
 		return;		/* some M still runs or looks for work */
-	/* A pending timer will wake a G (sleep, say): not dead (Go checks
-	 * every P's timer heap the same way). */
+	/* A timer that will fire may wake a G (sleep, say): not dead (Go
+	 * checks every P's timer heap the same way). when0 is 0 for a heap
+	 * of none, or of none that ever fires. */
 	for (uint32_t i = 0; i < sched.nprocs; i++)
-		if (timers_len(allp[i]) != 0)
+		if (timers_when0(allp[i]) != 0)
 			return;
 	/* A G waiting on a device will be woken by its interrupt, and one
 	 * it already readied is about to run: not dead either (Go's M

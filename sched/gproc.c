@@ -63,23 +63,40 @@ static size_t stack_npages(size_t bytes)
  * so a G gets its final stack at birth, and a G that asks for at most
  * G_STACK_SMALL bytes gets a piece of a page from a pool (Go's stackpool,
  * orders 0 and 1: 1 KiB and 2 KiB here) instead of pages of its own. It
- * has no guard page: one would cost four times the stack. The stack's
- * lowest word holds a canary instead, checked
+ * has no guard page of its own: one would cost twice to four times the
+ * stack. The stack's lowest word holds a canary instead, checked
  * whenever the G leaves its core (stackcheck, from dropg) and at every
- * tick that finds it running (stackcheck_sp), with its stack pointer: an
- * overflow is reported, naming the G, at its next switch or tick at the
- * latest, though by then it may have written over whatever lies below. A
- * fault elsewhere meanwhile is blamed on it too (sched_fault_describe).
+ * tick that finds it running (stackcheck_sp), with its stack pointer.
  * Small stacks are for Gs of known, shallow depth: many parked waiters,
  * leaf workers.
  *
+ * The pool's pages come in runs of STACK_POOL_RUN_PAGES, aligned to their
+ * size, whose lowest page is an unmapped guard. An overflow of a pool
+ * stack therefore writes over the pool stacks below it in its run at
+ * most, never over memory that is not a pool stack (G records, the heap,
+ * pages of other stacks), and if it goes on it faults at the run's guard,
+ * where the fault handler names the G that faulted, the one whose stack
+ * pointer left its stack (sched_fault_describe); a shorter overflow is
+ * named at the G's next switch or tick, though by then it may have
+ * written over its neighbours below. The guard costs one page in
+ * STACK_POOL_RUN_PAGES, 1/31 more per stack. A guard page per stack
+ * would cost two to four times the stack; Go's way, a bound check in
+ * every function prologue (its stack spans are runs of pieces too), is
+ * not one gcc 12 emits on both architectures (-fstack-limit-register
+ * emits no check on either, -fsplit-stack is x86 only), and instrumenting
+ * every function (-finstrument-functions) would cost every call in the
+ * kernel for the Gs on small stacks. Each run serves one size class;
+ * the lowest piece goes out first, so a run's first G overflows
+ * straight into the guard.
+ *
  * A fresh pool stack is zeroed (painted) so that its deepest use can be
- * measured (stack_small_used). A pool page goes back to the page
- * allocator as soon as all its pieces are free, so the pool caches
- * nothing (dead Gs cache their stacks already).
+ * measured (stack_small_used). A run goes back to the page allocator as
+ * soon as all its pieces are free, so the pool caches nothing (dead Gs
+ * cache their stacks already).
  */
 #define STACK_POOL_FREE	0x5ca1ab1efee1deadull	/* lowest word of a free piece */
 #define STACK_NPOOL	2			/* classes: G_STACK_MIN << i */
+#define STACK_POOL_RUN_BYTES	(STACK_POOL_RUN_PAGES * PAGE_SIZE)
 
 struct pool_chunk {		/* a free piece, linked through itself */
 	uint64_t magic;		/* STACK_POOL_FREE */
@@ -92,6 +109,8 @@ static struct pool_chunk *stackpool[STACK_NPOOL];
 _Static_assert((G_STACK_MIN << (STACK_NPOOL - 1)) == G_STACK_SMALL,
 	       "the largest pool class is G_STACK_SMALL");
 _Static_assert(PAGE_SIZE % G_STACK_SMALL == 0, "pool pieces tile a page");
+_Static_assert((STACK_POOL_RUN_PAGES & (STACK_POOL_RUN_PAGES - 1)) == 0,
+	       "a pool run is found by masking a piece's address");
 
 static unsigned pool_class(size_t bytes)
 {
@@ -122,20 +141,29 @@ static void pool_push(unsigned k, uintptr_t addr)
 	stackpool[k] = c;
 }
 
+/* The run a piece is in: its guard page's address. */
+static uintptr_t pool_run(uintptr_t piece)
+{
+	return piece & ~(uintptr_t)(STACK_POOL_RUN_BYTES - 1);
+}
+
 /* A piece of class k, or 0 when memory has run out. */
 static uintptr_t stackpool_alloc(unsigned k)
 {
 	size_t size = (size_t)G_STACK_MIN << k;
 
 	spin_lock(&stackpool_lock);
-	if (!stackpool[k]) {
-		uintptr_t page = (uintptr_t)page_alloc_try(1);
-		if (!page) {
-			spin_unlock(&stackpool_lock);
+	while (!stackpool[k]) {
+		/* A new run, guarded outside the lock (a TLB shootdown). */
+		spin_unlock(&stackpool_lock);
+		uintptr_t run = (uintptr_t)page_alloc_aligned_nozero_try(STACK_POOL_RUN_PAGES);
+		if (!run)
 			return 0;
-		}
-		/* The highest piece goes first, the rest stay free. */
-		for (uintptr_t a = page; a < page + PAGE_SIZE; a += size)
+		arch_unmap_page(run);
+		spin_lock(&stackpool_lock);
+		/* Highest first: the lowest, above the guard, goes first. */
+		for (uintptr_t a = run + STACK_POOL_RUN_BYTES - size; a >= run + PAGE_SIZE;
+		     a -= size)
 			pool_push(k, a);
 	}
 	struct pool_chunk *c = stackpool[k];
@@ -148,19 +176,23 @@ static uintptr_t stackpool_alloc(unsigned k)
 static void stackpool_free(uintptr_t addr, size_t size)
 {
 	unsigned k = pool_class(size);
-	uintptr_t page = addr & ~(PAGE_SIZE - 1);
+	uintptr_t run = pool_run(addr);
+	uintptr_t first = run + PAGE_SIZE, end = run + STACK_POOL_RUN_BYTES;
 
 	spin_lock(&stackpool_lock);
+	/* From the bottom, where pieces in use gather: usually over at the
+	 * first piece. */
 	bool all_free = true;
-	for (uintptr_t a = page; a < page + PAGE_SIZE && all_free; a += size)
+	for (uintptr_t a = first; a < end && all_free; a += size)
 		if (a != addr && ((struct pool_chunk *)a)->magic != STACK_POOL_FREE)
 			all_free = false;
 	if (all_free) {
-		for (uintptr_t a = page; a < page + PAGE_SIZE; a += size)
+		for (uintptr_t a = first; a < end; a += size)
 			if (a != addr)
 				pool_unlink(k, (struct pool_chunk *)a);
 		spin_unlock(&stackpool_lock);
-		page_free((void *)page, 1);
+		arch_map_page(run);
+		page_free((void *)run, STACK_POOL_RUN_PAGES);
 		return;
 	}
 	pool_push(k, addr);
@@ -425,16 +457,27 @@ static bool small_canary_broken(struct g *gp)
 	       *(volatile uint64_t *)gp->stack_lo != STACK_CANARY;
 }
 
+static void stack_overflow_msg(char *buf, size_t len, struct g *gp, uintptr_t sp,
+			       const char *how)
+{
+	if (gp->stack_npages == 0)
+		snprintf(buf, len, "goroutine %llu: stack overflow (small stack 0x%lx-0x%lx, "
+			 "no guard page of its own: %s)", (unsigned long long)gp->goid,
+			 (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi, how);
+	else
+		snprintf(buf, len, "goroutine %llu: stack overflow (stack 0x%lx-0x%lx, "
+			 "sp 0x%lx: %s)", (unsigned long long)gp->goid,
+			 (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi,
+			 (unsigned long)sp, how);
+}
+
 static __attribute__((noreturn)) void stack_overflow(struct g *gp, uintptr_t sp,
 						     const char *how)
 {
-	if (gp->stack_npages == 0)
-		fatal("goroutine %llu: stack overflow (small stack 0x%lx-0x%lx, "
-		      "no guard page: %s)", (unsigned long long)gp->goid,
-		      (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi, how);
-	fatal("goroutine %llu: stack overflow (stack 0x%lx-0x%lx, sp 0x%lx: %s)",
-	      (unsigned long long)gp->goid, (unsigned long)gp->stack_lo,
-	      (unsigned long)gp->stack_hi, (unsigned long)sp, how);
+	char msg[200];
+
+	stack_overflow_msg(msg, sizeof msg, gp, sp, how);
+	fatal("%s", msg);
 }
 
 /*
@@ -695,13 +738,36 @@ uint64_t go(void (*fn)(void *), void *arg)
 }
 
 /*
- * The fault handler's question: is addr in a G's guard page? Walks allgs
- * without the lock (records are never freed; the head is published with
- * store-release), since the faulting core may hold any lock.
+ * The fault handler's question: is this a G's stack overflow, and whose?
+ * First the G that faulted, the one running here: a G that overflows
+ * faults itself, with its stack pointer below its stack, or writing to
+ * the first guard page below it (its own for a stack of pages; its run's
+ * for a pool stack, which may lie below other Gs' pool stacks: naming
+ * the guard's owner would name the wrong G). The bounds are those of
+ * its own stack and the guard beneath, so a fault in an interrupt
+ * handler (on another stack, this G's code interrupted) is not taken
+ * for its overflow. Then any G's guard page, and any small stack's
+ * broken canary. Walks allgs without the lock (records are never freed;
+ * the head is published with store-release), since the faulting core
+ * may hold any lock.
  */
-const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len)
+const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len)
 {
-	struct g *gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
+	struct g *gp = arch_getg();
+	if (gp && gp->stack_alloc) {		/* not g0: the core's boot stack */
+		uintptr_t guard = gp->stack_npages ? gp->stack_alloc : pool_run(gp->stack_lo);
+		if (sp >= guard && sp < gp->stack_lo) {
+			stack_overflow_msg(buf, len, gp, sp, "its stack pointer is below its stack");
+			return buf;
+		}
+		if (addr >= guard && addr < guard + PAGE_SIZE) {
+			stack_overflow_msg(buf, len, gp, sp, gp->stack_npages
+					   ? "it wrote to its guard page"
+					   : "it wrote to the guard page below its run of pool stacks");
+			return buf;
+		}
+	}
+	gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
 	for (; gp; gp = gp->alllink) {
 		uintptr_t guard = gp->stack_npages ? gp->stack_alloc : 0;
 		if (guard && addr >= guard && addr < guard + PAGE_SIZE) {
@@ -721,10 +787,7 @@ const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len)
 	gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
 	for (; gp; gp = gp->alllink) {
 		if (readgstatus(gp) != _Gdead && small_canary_broken(gp)) {
-			snprintf(buf, len, "goroutine %llu: stack overflow "
-				 "(small stack 0x%lx-0x%lx, no guard page: its lowest "
-				 "word was overwritten)", (unsigned long long)gp->goid,
-				 (unsigned long)gp->stack_lo, (unsigned long)gp->stack_hi);
+			stack_overflow_msg(buf, len, gp, 0, "its lowest word was overwritten");
 			return buf;
 		}
 	}

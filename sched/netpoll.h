@@ -19,7 +19,8 @@
  *                              does around EAGAIN.
  *   poll_setdeadline(&pd, t, 'r')  absolute nanotime(), 0 = none; like
  *                              SetReadDeadline. A deadline in the past
- *                              fails waits at once until it is reset.
+ *                              fails waits at once until it is reset;
+ *                              one at or past TIME_NEVER never comes.
  *   netpollready(&pd, 'r')     from the interrupt handler, after the
  *                              data is where the G will look for it
  *

@@ -22,8 +22,10 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	 * another M, whose park_m would not find these fields. */
 	preempt_disable();
 	struct m *mp = gp->m;
-	if (gp == mp->g0)
+	if (gp == mp->g0) {
+		timer_callback_blocked_check();
 		panic("gopark on g0");
+	}
 	/* A G that is not _Grunning here: park_m's casgstatus reports it,
 	 * naming the G and both statuses. */
 	mp->waitunlockf = unlockf;

@@ -122,7 +122,11 @@ void casgstatus_bad(struct g *gp, uint32_t oldval, uint32_t newval)
 void mcall_returned(void);
 void mcall_on_g0(void);
 void mcall_returned(void) { panic("mcall: the function returned"); }
-void mcall_on_g0(void) { panic("mcall called on g0"); }
+void mcall_on_g0(void)
+{
+	timer_callback_blocked_check();	/* gosched or goexit in a callback */
+	panic("mcall called on g0");
+}
 
 /* ---- Ms and Ps: lists under sched.lock ------------------------------- */
 

@@ -111,6 +111,9 @@ struct m {
 	bool (*waitunlockf)(struct g *gp, void *lock);
 	void *waitlock;
 	uint64_t fastrand;		/* xorshift state; per M, so no lock */
+	/* The timer callback running on g0 (timers_run), by name, for the
+	 * error if it blocks; NULL otherwise. This M only. */
+	const char *timerfn;
 };
 
 /*

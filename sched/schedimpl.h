@@ -129,7 +129,7 @@ void gstack_attach(struct p *pp, struct g *gp);
  * goroutine goid (named if memory runs out), and one given back. */
 uintptr_t stackcache_get(struct p *pp, uint64_t goid);
 void stackcache_put(struct p *pp, uintptr_t base);
-const char *sched_fault_describe(uintptr_t addr, char *buf, unsigned len);
+const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* checkdead.c: caller holds sched.lock */
 void checkdead(void);

@@ -33,7 +33,7 @@ struct time_timer *time_newtimer(uint64_t ns)
 	t->C = chan_make(sizeof(uint64_t), 1);
 	t->after = false;
 	timer_init(&t->t, sendtime, t);
-	timer_start(&t->t, nanotime() + ns);
+	timer_start(&t->t, time_when(ns));
 	return t;
 }
 
@@ -48,7 +48,7 @@ bool time_timer_reset(struct time_timer *t, uint64_t ns)
 {
 	if (t->after)
 		panic("time_timer_reset: a time_after timer is not the caller's");
-	return timer_reset(&t->t, nanotime() + ns);
+	return timer_reset(&t->t, time_when(ns));
 }
 
 void time_timer_free(struct time_timer *t)
@@ -58,13 +58,18 @@ void time_timer_free(struct time_timer *t)
 	kfree(t);
 }
 
+/* Past the end of time: a channel that never receives, and no timer,
+ * which would never fire and so never free itself. */
 chan_t time_after(uint64_t ns)
 {
-	struct time_timer *t = kmalloc(sizeof *t);
 	chan_t c = chan_make(sizeof(uint64_t), 1);
+	uint64_t when = time_when(ns);
+	if (when == TIME_NEVER)
+		return c;
+	struct time_timer *t = kmalloc(sizeof *t);
 	t->C = c;
 	t->after = true;
 	timer_init(&t->t, sendtime, t);
-	timer_start(&t->t, nanotime() + ns);	/* t may be freed from here on */
+	timer_start(&t->t, when);	/* t may be freed from here on */
 	return c;
 }

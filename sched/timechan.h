@@ -18,6 +18,11 @@
  *   chan_t c = time_after(ns);   Go's time.After: the timer frees itself
  *                                when it fires; free c with chan_free
  *                                once it has delivered its value.
+ *
+ * A duration whose deadline lies past the end of time (TIME_NEVER,
+ * kernel/time.h: UINT64_MAX, say) means never: the timer stays pending
+ * and never sends; time_after's channel never receives (free it with
+ * chan_free when done with it).
  */
 #ifndef GMK_SCHED_TIMECHAN_H
 #define GMK_SCHED_TIMECHAN_H

@@ -32,11 +32,12 @@
 #define HEAP_ARITY	4
 #define HEAP_MIN_CAP	16
 
-void timer_init(struct timer *t, void (*f)(void *), void *arg)
+void timer_init_named(struct timer *t, void (*f)(void *), void *arg, const char *fname)
 {
 	memset(t, 0, sizeof *t);
 	t->f = f;
 	t->arg = arg;
+	t->fname = fname;
 }
 
 /* ---- the heap; caller holds ts->lock --------------------------------- */
@@ -80,11 +81,15 @@ static void siftdown(struct timers *ts, uint32_t i)
 	heap_set(ts, i, t);
 }
 
+/* when0 is 0 too when the earliest timer never fires (TIME_NEVER): none
+ * of this heap's timers can fire, so no core arms for them, the firers
+ * pass the heap by, and checkdead sees nothing that could wake a G. */
 static void update_when0(struct timers *ts)
 {
+	uint64_t w = ts->len ? ts->heap[0]->when : 0;
 	/* store-release: a core that sees the deadline and takes the lock
 	 * finds the heap as it was then or newer. */
-	atomic_store64(&ts->when0, ts->len ? ts->heap[0]->when : 0);
+	atomic_store64(&ts->when0, w < TIME_NEVER ? w : 0);
 }
 
 static void heap_grow(struct timers *ts)
@@ -163,12 +168,20 @@ static void timers_notify(struct p *pp, uint64_t when)
 
 /* ---- the API ----------------------------------------------------------- */
 
+/* A deadline as the heap keeps it: 0 means "no deadline" in when0, and
+ * one past the end of time is the end of time, which never comes. */
+static uint64_t timer_when(uint64_t when)
+{
+	if (when == 0)
+		return 1;
+	return when < TIME_NEVER ? when : TIME_NEVER;
+}
+
 void timer_start(struct timer *t, uint64_t when)
 {
 	if (t->f == NULL)
 		panic("timer_start: timer not initialised");
-	if (when == 0)
-		when = 1;	/* 0 means "no deadline" in when0 */
+	when = timer_when(when);
 	preempt_disable();	/* "this P" must stay this P */
 	struct p *pp = getm()->p;
 	struct timers *ts = &pp->timers;
@@ -179,7 +192,7 @@ void timer_start(struct timer *t, uint64_t when)
 	heap_add(ts, t);
 	/* store-release: pp is published with t in the heap. */
 	atomic_storeuintptr((volatile uintptr_t *)&t->pp, (uintptr_t)pp);
-	bool first = t->idx == 0;
+	bool first = t->idx == 0 && when != TIME_NEVER;	/* never: nobody wakes */
 	update_when0(ts);
 	spin_unlock(&ts->lock);
 	if (first)
@@ -217,8 +230,7 @@ bool timer_stop(struct timer *t)
  * otherwise start on this P. */
 bool timer_reset(struct timer *t, uint64_t when)
 {
-	if (when == 0)
-		when = 1;
+	when = timer_when(when);
 	struct p *pp = timer_lock(t);
 	if (!pp) {
 		timer_start(t, when);
@@ -275,18 +287,32 @@ uint32_t timers_run(struct p *pp, uint64_t now)
 		 * its owner may reuse or free t (sleep's is on a G stack). */
 		void (*f)(void *) = t->f;
 		void *arg = t->arg;
+		const char *fname = t->fname;
 		atomic_storeuintptr((volatile uintptr_t *)&t->pp, 0);
 		update_when0(ts);
 		ts->nfired++;
 		spin_unlock(&ts->lock);
 		traceTimerFire(f, pp);
+		/* On g0: a callback that parks or yields asks g0 to switch
+		 * away, and gopark/mcall name it from here. */
+		struct m *mp = getm();
+		mp->timerfn = fname;
 		f(arg);
+		mp->timerfn = NULL;
 		n++;
 		spin_lock(&ts->lock);
 	}
 	ts->running = 0;
 	spin_unlock(&ts->lock);
 	return n;
+}
+
+void timer_callback_blocked_check(void)
+{
+	const char *fname = getm()->timerfn;
+	if (fname)
+		fatal("timer callback %s blocked (callbacks run on the scheduler "
+		      "and must not park)", fname);
 }
 
 /* ---- sleep --------------------------------------------------------------- */
@@ -305,14 +331,16 @@ static bool sleep_park(struct g *gp, void *tp)
 	return true;
 }
 
+/* A sleep past the end of time parks with no timer: none could fire, and
+ * the G is as blocked as one on a nil channel (checkdead counts it so). */
 void sleep_ns(uint64_t ns)
 {
 	struct timer t;
 	timer_init(&t, sleep_wake, getg());
-	t.when = nanotime() + ns;
+	t.when = time_when(ns);
 	if (ns == 0) {
 		gosched();
 		return;
 	}
-	gopark(sleep_park, &t, waitReasonSleep);
+	gopark(t.when == TIME_NEVER ? NULL : sleep_park, &t, waitReasonSleep);
 }

@@ -1,13 +1,15 @@
 /*
  * Stack overflows must be reported, naming the G that overflowed. Each
- * TEST_FATAL runs alone in its own boot; the overflowing
- * G first sets the expected message to carry its own goid
- * (test_expect_fatal), so naming another G fails the test.
+ * TEST_FATAL runs alone in its own boot; the expected message carries
+ * the overflowing G's own goid (test_expect_fatal), so naming another G
+ * fails the test.
  *   - a big local array on a default stack: without probing
  *     (-fstack-clash-protection) the frame jumps the single guard page and
  *     the G writes below it silently;
- *   - a small stack (no guard page) overflowed by a G that then spins
- *     without switching: only the tick can see it.
+ *   - a small stack (no guard page of its own) overflowed by a G that
+ *     then spins without switching: only the tick can see it;
+ *   - a small stack overflowed without end, through the pool stacks
+ *     below it, to the guard page below its run.
  */
 #include <string.h>
 
@@ -48,21 +50,21 @@ static void start_bystanders(void)
 }
 
 /*
- * Is the running G's small stack the lowest piece of its pool page? Below
- * that piece lies another allocation's memory (a channel, a G record...),
- * and what an overflow does there depends on the page allocator's layout.
- * Below any other piece lies the next piece of the same page, which the
- * pool hands out after it (highest first): pool memory, free or a
- * parked bystander's stack top. So on the lowest piece, hand fn to a
- * new G, which takes the next piece, and stay out of the way for good.
+ * Is the running G's small stack the lowest piece of its pool run? Below
+ * that piece lies the run's guard page, and an overflow faults there at
+ * once: these tests are about the checks that catch an overflow that
+ * faults nowhere. Below any other piece lies the next piece of the run:
+ * pool memory, free or a parked G's stack. So on the lowest piece, hand
+ * fn to a new G, which takes a piece above it, and park for good: an
+ * overflow of that G writes over this one's stack, which must then never
+ * run again.
  */
 static void leave_the_lowest_piece_to(void (*fn)(void *))
 {
-	if (getg()->stack_lo % PAGE_SIZE != 0)
+	if (getg()->stack_lo % (STACK_POOL_RUN_PAGES * PAGE_SIZE) != PAGE_SIZE)
 		return;
 	go_stack(fn, NULL, G_STACK_SMALL);
-	for (;;)
-		gosched();
+	gopark(NULL, NULL, waitReasonTest);
 }
 
 /* ---- 64 KiB of locals on a 16 KiB stack -------------------------------- */
@@ -168,4 +170,64 @@ TEST_FATAL(sched_small_stack_canary_checked_at_the_tick,
 	go_stack(overflow_and_spin_unpreemptible, NULL, G_STACK_SMALL);
 	for (;;)
 		gosched();
+}
+
+/* ---- small stacks: deep recursion while the parent waits ----------------- */
+
+/* Recursion that no compiler can turn into a loop (each frame keeps a
+ * buffer the next one reads) and that never ends: the limit is never
+ * reached, it only tells the compiler that it could. */
+static volatile uint64_t recurse_limit = UINT64_MAX;
+
+static __attribute__((noinline)) uint64_t recurse(volatile uint8_t *prev, uint64_t n)
+{
+	volatile uint8_t buf[512];
+
+	buf[0] = prev ? prev[0] + 1 : 0;
+	if (n >= recurse_limit)
+		return buf[0];
+	return recurse(buf, n + 1) + buf[0];
+}
+
+static chan_t recurse_start, recurse_done;
+static volatile uintptr_t recurse_lo;	/* atomic */
+
+static void recurse_deeply(void *arg)
+{
+	(void)arg;
+	atomic_storeuintptr(&recurse_lo, getg()->stack_lo);
+	chan_recv(recurse_start, NULL);
+	recurse(NULL, 0);
+	chan_send(recurse_done, NULL);
+}
+
+/*
+ * A G on a 2 KiB pool stack recurses without end while the G that
+ * started it waits for it. Nothing stops it at its own stack (a pool
+ * stack has no guard page of its own): it must be stopped before it
+ * writes over memory that is not pool stacks (a G record it overwrote
+ * would name the G wrong), and the report must name it, not the owner
+ * of whatever guard page it ran into. Small-stack bystanders park first,
+ * so that it runs through their stacks before anything stops it. The
+ * parent sets the expected message before it lets the G go: glibc's
+ * vsnprintf (the hosted board) needs more than 2 KiB, and on the lowest
+ * piece of a run it would fault before the recursion began.
+ */
+TEST_FATAL(sched_small_stack_deep_recursion_names_the_g_that_overflowed,
+	   ": stack overflow (small stack 0x")
+{
+	start_bystanders();
+	recurse_start = chan_make(0, 0);
+	recurse_done = chan_make(0, 0);
+	uint64_t id = go_stack(recurse_deeply, NULL, G_STACK_SMALL);
+	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
+			  (unsigned long long)id);
+	uintptr_t lo;
+	while ((lo = atomic_loaduintptr(&recurse_lo)) == 0)
+		gosched();
+	printf("# goroutine %llu: small stack at 0x%lx, %lu bytes above its pool run's "
+	       "guard page\n", (unsigned long long)id, (unsigned long)lo,
+	       (unsigned long)(lo % (STACK_POOL_RUN_PAGES * PAGE_SIZE) - PAGE_SIZE));
+	chan_send(recurse_start, NULL);
+	chan_recv(recurse_done, NULL);	/* reached only if nothing stopped it */
 }

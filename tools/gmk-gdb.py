@@ -252,7 +252,9 @@ class GoroutineCmd(gdb.Command):
                    symname(gp["entry"])))
             return
         gdb.execute("frame 0", to_string=True)
-        saved = {r: int(gdb.selected_frame().read_register(r)) for r in regs}
+        # gdb gives aarch64's x registers as signed longs: a value with the
+        # top bit set reads negative, and "0x%x" of it is no number to set.
+        saved = {r: int(gdb.selected_frame().read_register(r)) & (2**64 - 1) for r in regs}
         print("goroutine %d (%s)%s:" % (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),
                                        ", preempted at interrupt" if preempted else ""))
         try:
