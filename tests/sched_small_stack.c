@@ -1,9 +1,8 @@
 /*
  * Small stacks (go_stack with at most G_STACK_SMALL bytes): half a page
  * each from the stack pool, pages returned when both halves are free, and
- * an overflow reported by the canary at the G's next switch; a G on one
- * spills its run queue without overflowing it. And the default-size
- * stacks: in batches, taken when a G first runs.
+ * an overflow reported by the canary at the G's next switch. And the
+ * default-size stacks: in batches, taken when a G first runs.
  */
 #include <stdio.h>
 #include <string.h>
