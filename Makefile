@@ -85,7 +85,7 @@ SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
         $(wildcard kernel/*.c) \
         $(wildcard sched/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
-        $(wildcard tests/programs/*.c) \
+        $(wildcard tests/programs/*.c tests/fixtures/*.c) \
         $(wildcard tests/bench/*.c) \
         $(wildcard boards/platform/$(PLATFORM)/*.c boards/platform/$(PLATFORM)/*.S) \
         $(DRIVERS:%=kernel/%.c) \

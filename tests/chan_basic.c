@@ -1,6 +1,7 @@
 /*
  * Channel semantics: FIFO, capacity, len/cap, unbuffered hand-off, close,
- * try-operations, zero-size elements.
+ * try-operations, zero-size elements, a non-blocking receive racing a
+ * close.
  */
 #include <string.h>
 
@@ -265,4 +266,56 @@ TEST(chan_zero_size_elements)
 		ASSERT(chan_recv(done, NULL));
 	chan_free(done);
 	chan_free(sem);
+}
+
+/* ---- a non-blocking receive racing a close (Go's TestNonblockRecvRace) ---- */
+
+/*
+ * A buffered channel holding one value, a G doing a non-blocking receive
+ * on it while this G closes it: the channel is never empty-and-open, so
+ * "would block" is always wrong. Go's fast path loads "empty", then
+ * "closed", then "empty" again, each with acquire ordering; a plain load
+ * that arm64 lets pass the load of closed breaks it. Half the rounds use
+ * chan_tryrecv, half a select with a default case.
+ */
+#define NBRECV_ROUNDS	4000u
+
+static volatile uint32_t nbrecv_wouldblock;
+
+static void nbrecv_g(void *arg)
+{
+	void **a = arg;
+	chan_t c = a[0];
+	struct waitgroup *wg = a[1];
+	int v;
+	bool ok;
+	bool got;
+	if ((uintptr_t)a[2] & 1) {
+		struct select_case cs[] = { SELECT_RECV(c, &v) };
+		got = chan_select(cs, 1, true) == 0;
+	} else {
+		got = chan_tryrecv(c, &v, &ok);
+	}
+	if (!got)
+		atomic_xadd32(&nbrecv_wouldblock, 1);
+	waitgroup_done(wg);
+}
+
+TEST(chan_nonblocking_recv_racing_close_never_reports_would_block)
+{
+	nbrecv_wouldblock = 0;
+	for (uintptr_t i = 0; i < NBRECV_ROUNDS; i++) {
+		struct waitgroup wg = { 0 };
+		chan_t c = chan_make(sizeof(int), 1);
+		int one = 1, v;
+		chan_send(c, &one);
+		void *a[3] = { c, &wg, (void *)i };
+		waitgroup_add(&wg, 1);
+		go(nbrecv_g, a);
+		chan_close(c);
+		chan_recv(c, &v);	/* drain: either value or zero */
+		waitgroup_wait(&wg);
+		chan_free(c);
+	}
+	EXPECT_EQ(nbrecv_wouldblock, 0);
 }

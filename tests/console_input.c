@@ -88,18 +88,7 @@ TEST_INPUT(console_read_parked_g_wakes_on_serial_input_and_is_no_deadlock)
 
 #define LAT_ROUNDS 5
 
-static volatile uint32_t spin_stop;
-static volatile uint64_t spinners_running;
-static struct waitgroup spin_wg;
-
-static void spinner(void *arg)
-{
-	volatile uint64_t x = 0;
-	atomic_xadd64(&spinners_running, 1);
-	while (!atomic_load32(&spin_stop))
-		x++;		/* no call, no yield: only preemption stops it */
-	waitgroup_done(&spin_wg);
-}
+static struct spinners lat_spinners;	/* no call, no yield: only preemption stops them */
 
 TEST_INPUT(console_read_latency_with_every_p_busy_is_within_a_slice)
 {
@@ -115,18 +104,11 @@ TEST_INPUT(console_read_latency_with_every_p_busy_is_within_a_slice)
 		a.want = 1;
 		go(reader, &a);
 		wait_for_reader();
-		atomic_store32(&spin_stop, 0);
-		atomic_store64(&spinners_running, 0);
-		waitgroup_add(&spin_wg, (int32_t)n);
-		for (uint32_t i = 0; i < n; i++)
-			go(spinner, NULL);
 		/* every P spins (this G waits in the global queue) */
-		while (atomic_load64(&spinners_running) < n)
-			gosched();
+		spinners_begin(&lat_spinners, n);
 		printf("# send: x\n");
 		chan_recv(a.done, NULL);	/* wakes behind the spinners */
-		atomic_store32(&spin_stop, 1);
-		waitgroup_wait(&spin_wg);
+		spinners_end(&lat_spinners);
 		ASSERT_EQ(a.r, 1);
 		ASSERT_EQ(a.buf[0], 'x');
 		uint64_t irq = atomic_load64(&console_rx_irq_ns);

@@ -1,5 +1,5 @@
-/* Helpers shared by the preemption and timer tests (tests/preempt_*.c,
- * tests/timer_*.c). */
+/* Helpers shared by the tests of preemption and of timers, and by the
+ * others that keep every P busy with Gs that never yield. */
 #ifndef GMK_TESTS_PREEMPT_TESTUTIL_H
 #define GMK_TESTS_PREEMPT_TESTUTIL_H
 
@@ -8,6 +8,7 @@
 #include "kernel/preempt.h"
 #include "kernel/time.h"
 #include "sched/sched.h"
+#include "sched/sync.h"
 #include "sched/timer.h"
 
 /* tests/regs_<arch>.S: n iterations of a loop on one register, no calls
@@ -18,6 +19,45 @@ void spin_registers(uint64_t n);
  * milliseconds under QEMU, so the Gs stop soon after a test ends while
  * nearly all their time is in the register-only loop. */
 #define SPIN_CHUNK (1u << 20)
+
+/*
+ * Gs that spin in registers and never yield, to keep Ps busy: only
+ * preemption takes a core from them. Each looks at the stop flag every
+ * SPIN_CHUNK / 16 iterations.
+ */
+struct spinners {
+	volatile uint32_t running, stop;
+	struct waitgroup wg;
+};
+
+static inline void spinners_g(void *arg)
+{
+	struct spinners *s = arg;
+	atomic_xadd32(&s->running, 1);
+	while (!atomic_load32(&s->stop))
+		spin_registers(SPIN_CHUNK / 16);
+	waitgroup_done(&s->wg);
+}
+
+/* Start n spinners and return once every one has started (this G gets a
+ * core back when a spinner's slice ends). */
+static inline void spinners_begin(struct spinners *s, uint32_t n)
+{
+	atomic_store32(&s->running, 0);
+	atomic_store32(&s->stop, 0);
+	waitgroup_add(&s->wg, (int32_t)n);
+	for (uint32_t i = 0; i < n; i++)
+		go(spinners_g, s);
+	while (atomic_load32(&s->running) < n)
+		gosched();
+}
+
+/* Stop the spinners and wait until every one has ended. */
+static inline void spinners_end(struct spinners *s)
+{
+	atomic_store32(&s->stop, 1);
+	waitgroup_wait(&s->wg);
+}
 
 /*
  * Wait, sleeping (so the P is free for others), until *counter reaches

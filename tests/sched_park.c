@@ -1,12 +1,13 @@
 /*
- * Scheduler: parking and waking, runnext hand-off, work conservation and
- * the registers a switch must keep.
+ * Scheduler: parking and waking, runnext hand-off, work conservation, the
+ * registers a switch must keep, and spinning Ms counted back once idle.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel/percpu.h"
 #include "kernel/test.h"
+#include "sched/sync.h"
 #include "tests/sched_testutil.h"
 
 #define WAIT_NS (30 * NSEC_PER_SEC)
@@ -265,4 +266,53 @@ TEST(sched_callee_saved_registers_survive_switches)
 	       CALLEE_GS, CALLEE_ROUNDS, (unsigned long long)callee_switched);
 	EXPECT_GT(callee_switched, CALLEE_GS * CALLEE_ROUNDS / 2);
 	EXPECT_EQ(callee_bad, 0);
+}
+
+/* ---- spinning Ms and the delicate dance (findrunnable) -------------------- */
+
+/*
+ * Rounds of short Gs that go through the global queue (gosched) while the
+ * other Ps go idle and wake: every round must end (a G left on the global
+ * queue with every P idle hangs the boot), and once the machine is idle
+ * no M may still be counted as spinning (a woken M that missed its
+ * spinning hand-off never decrements nmspinning, and wakep then never
+ * starts another). A stress test; the races have windows of a few
+ * instructions, so a boot catches them only now and then.
+ */
+#define DANCE_ROUNDS	1500u
+#define DANCE_GS	4u
+
+static struct waitgroup dance_wg;
+static volatile uint64_t dance_runs;
+
+static void dance_g(void *arg)
+{
+	uintptr_t k = (uintptr_t)arg;
+	for (uintptr_t i = 0; i <= k % 3; i++)
+		gosched();
+	atomic_xadd64(&dance_runs, 1);
+	waitgroup_done(&dance_wg);
+}
+
+TEST(sched_every_runnable_g_runs_and_spinning_ms_are_counted_back)
+{
+	dance_runs = 0;
+	for (uintptr_t r = 0; r < DANCE_ROUNDS; r++) {
+		waitgroup_add(&dance_wg, DANCE_GS);
+		for (uintptr_t k = 0; k < DANCE_GS; k++)
+			go(dance_g, (void *)(r + k));
+		waitgroup_wait(&dance_wg);
+		if (r % 100 == 0)
+			sleep_ns(200 * NSEC_PER_USEC);	/* let the Ms go idle */
+	}
+	ASSERT_EQ(dance_runs, (uint64_t)DANCE_ROUNDS * DANCE_GS);
+	/* Idle: this G runs, nobody else does; a spinner gives up within a
+	 * few steal passes. Look, busy, until it has (sleeping or yielding
+	 * would wake a new spinner each time: wakep), or for 10 s. */
+	uint32_t nms = 0;
+	uint64_t t0 = nanotime();
+	while ((nms = atomic_load32(&sched.nmspinning)) != 0 &&
+	       nanotime() - t0 < 10 * NSEC_PER_SEC)
+		arch_cpu_relax();
+	EXPECT_EQ(nms, 0);
 }

@@ -5,6 +5,7 @@
  * reported by the canary at the G's next switch. And the default-size
  * stacks: in batches, taken when a G first runs.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/atomic.h"
@@ -15,6 +16,7 @@
 #include "sched/gmk.h"
 #include "sched/sched.h"
 #include "sched/schedimpl.h"
+#include "tests/preempt_testutil.h"
 
 #define SMALL_GS 2000u
 
@@ -297,4 +299,107 @@ TEST(sched_a_g_gets_its_stack_when_it_first_runs)
 	EXPECT_GE(b2 - b0, batches * G_STACK_BATCH * slot);
 	EXPECT_LE(b2 - b0, (batches + 1) * G_STACK_BATCH * slot);
 	EXPECT_EQ(b3, b0);
+}
+
+/* ---- runqputslow on a small stack ------------------------------------ */
+
+/*
+ * A G on a 2 KiB stack fills its P's run queue (the Gs it starts), then
+ * marks a WaitGroup done whose waiter is parked: waitgroup_done ->
+ * semrelease -> goready -> runqput finds the ring full and spills half of
+ * it to the global queue (runqputslow) on this G's stack. A batch array
+ * of 1 KiB there would overwrite the canary at the stack's bottom, and
+ * the G would die with "stack overflow" at its next switch.
+ * Other Ps may steal from the ring meanwhile; the G tries until it saw
+ * the ring full at the done (and says how often it did). Every G must
+ * run exactly once.
+ */
+#define SPILL_TRIES	50u
+
+static struct waitgroup spill_wg, spill_waiter;
+static volatile uint64_t spill_ran;
+static volatile uint32_t spill_full;
+static uint64_t spill_spawned;
+
+static void spill_child(void *arg)
+{
+	(void)arg;
+	atomic_xadd64(&spill_ran, 1);
+	waitgroup_done(&spill_wg);
+}
+
+#define STACK_PAINT	0xa5a5a5a5a5a5a5a5ull
+static volatile uint64_t spill_depth;
+
+/* Paint this G's unused stack below the caller's frame, to measure later
+ * how deep it went (the canary's word is left alone). */
+static __attribute__((noinline)) void stack_paint(void)
+{
+	struct g *gp = getg();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 128;
+	for (uintptr_t a = gp->stack_lo + 8; a < sp; a += 8)
+		*(volatile uint64_t *)a = STACK_PAINT;
+}
+
+static uint64_t stack_depth_used(void)
+{
+	struct g *gp = getg();
+	uintptr_t a = gp->stack_lo + 8;
+	while (a < gp->stack_hi && *(volatile uint64_t *)a == STACK_PAINT)
+		a += 8;
+	return gp->stack_hi - a;
+}
+
+static void spill_parent(void *arg)
+{
+	(void)arg;
+	bool done = false;
+	stack_paint();
+	for (uint32_t t = 0; t < SPILL_TRIES && !done; t++) {
+		preempt_disable();	/* this P's queue, as its owner */
+		struct p *pp = sched_p(this_p_id());
+		for (uint32_t i = 0; i < 2 * RUNQ_SIZE; i++) {
+			if (pp->runqtail - atomic_load32(&pp->runqhead) == RUNQ_SIZE)
+				break;
+			waitgroup_add(&spill_wg, 1);
+			go_stack(spill_child, NULL, G_STACK_SMALL);
+			spill_spawned++;
+		}
+		if (pp->runqtail - atomic_load32(&pp->runqhead) == RUNQ_SIZE &&
+		    atomic_loaduintptr(&pp->runnext) != 0) {
+			spill_full++;
+			waitgroup_done(&spill_waiter);	/* readies the waiter */
+			spill_depth = stack_depth_used();
+			done = true;
+		}
+		preempt_enable();
+		if (!done)
+			gosched();	/* let the queue drain, try again */
+	}
+	if (!done)
+		waitgroup_done(&spill_waiter);
+	waitgroup_done(&spill_wg);
+}
+
+TEST(sched_small_stack_g_spills_its_run_queue_without_overflowing)
+{
+	test_needs_small_stacks();
+	spill_ran = 0;
+	spill_full = 0;
+	spill_spawned = 0;
+	waitgroup_add(&spill_wg, 1);
+	waitgroup_add(&spill_waiter, 1);
+	go_stack(spill_parent, NULL, G_STACK_SMALL);
+	waitgroup_wait(&spill_waiter);
+	waitgroup_wait(&spill_wg);
+	printf("# %llu of %llu Gs ran; the ring was full at the done: %s; "
+	       "deepest stack use %llu of %u bytes\n",
+	       (unsigned long long)spill_ran, (unsigned long long)spill_spawned,
+	       spill_full ? "yes" : "no", (unsigned long long)spill_depth,
+	       G_STACK_SMALL);
+	EXPECT_EQ(spill_ran, spill_spawned);
+	/* The spill path must leave a small stack most of its room: a 1 KiB
+	 * batch on the stack takes more than half. */
+	if (spill_full)
+		EXPECT_LT(spill_depth, G_STACK_SMALL / 2);
 }

@@ -27,13 +27,9 @@ static void mark(void *arg)
 
 static void check_marks(uint32_t n)
 {
-	uint32_t missing = 0, twice = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		missing += ran[i] == 0;
-		twice += ran[i] > 1;
-	}
-	EXPECT_EQ(missing, 0);
-	EXPECT_EQ(twice, 0);
+	struct runs_tally t = tally_runs(ran, n);
+	EXPECT_EQ(t.missing, 0);
+	EXPECT_EQ(t.twice, 0);
 	EXPECT_EQ(atomic_load64(&nran), n);
 }
 

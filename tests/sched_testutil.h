@@ -1,4 +1,5 @@
-/* Helpers shared by the scheduler tests (tests/sched_*.c). */
+/* Helpers shared by the scheduler tests (tests/sched_*.c and others) and
+ * the benchmarks' own checks (tests/bench/). */
 #ifndef GMK_TESTS_SCHED_TESTUTIL_H
 #define GMK_TESTS_SCHED_TESTUTIL_H
 
@@ -44,6 +45,25 @@ static inline uint64_t wait_count_progress(volatile uint64_t *counter, uint64_t 
 		gosched();
 	}
 	return v;
+}
+
+/*
+ * The exactly-once check of n Gs that each bump their own slot of ran[]
+ * (one writer per slot unless a G runs twice): how many slots were never
+ * run, and how many were run more than once.
+ */
+struct runs_tally {
+	uint32_t missing, twice;
+};
+
+static inline struct runs_tally tally_runs(const uint8_t *ran, uint32_t n)
+{
+	struct runs_tally t = { 0, 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		t.missing += ran[i] == 0;
+		t.twice += ran[i] > 1;
+	}
+	return t;
 }
 
 /* Snapshot of every P's run count (struct p's nrun). */

@@ -13,7 +13,7 @@
 #define TC_TIMEOUT_NS	(30 * NSEC_PER_MSEC)
 #define TC_ROUNDS	10
 
-TEST(select_picks_the_timer_when_nothing_is_sent)
+TEST(time_select_picks_the_timer_when_nothing_is_sent)
 {
 	chan_t work = chan_make(sizeof(int), 0);
 	for (int i = 0; i < TC_ROUNDS; i++) {
@@ -43,7 +43,7 @@ static void late_sender(void *p)
 	chan_send(a->c, &a->v);
 }
 
-TEST(select_picks_the_channel_when_something_is_sent)
+TEST(time_select_picks_the_channel_when_something_is_sent)
 {
 	static struct sender_arg a;
 	a.c = chan_make(sizeof(int), 0);

@@ -140,7 +140,7 @@ uint64_t host_clock_init(void)
 	/* ThreadSanitizer runs a signal's handler when the thread next
 	 * enters a call it intercepts; clock_gettime is one and rdtsc is
 	 * not, so with the TSC a G spinning on nanotime() never took its
-	 * tick (every_core_gets_timer_interrupts_at_the_tick_rate: 1 tick
+	 * tick (cpu_every_core_gets_timer_interrupts_at_the_tick_rate: 1 tick
 	 * in 300 ms on the spinning core). */
 	if (strcmp(want, "auto") == 0) {
 		want = "monotonic";

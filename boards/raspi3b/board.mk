@@ -32,5 +32,5 @@ QEMU_SMPS   := 4
 # on every aarch64 board and booted on qemu-virt-arm64.
 TEST_SMPS     := 4
 TEST_VARIANTS :=
-TEST_FATAL    := fault_in_a_test_* null_pointer_read_faults write_to_kernel_text_faults \
+TEST_FATAL    := fault_* \
 	panic_stops_the_machine_* sched_stack_overflow_names_the_goroutine

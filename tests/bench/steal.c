@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tests/bench/bench.h"
+#include "tests/sched_testutil.h"
 
 #define STEAL_GS	10000u
 #define STEAL_WORK_NS	(10 * NSEC_PER_USEC)
@@ -36,13 +37,9 @@ double bench_steal(struct bench_ctx *c)
 	waitgroup_wait(&steal_wg);
 	uint64_t wall = nanotime() - t0;
 
-	uint32_t missing = 0, twice = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		missing += steal_ran[i] == 0;
-		twice += steal_ran[i] > 1;
-	}
-	if (missing || twice)
-		bench_fail(c, "%u of %u Gs never ran, %u ran twice", missing, n, twice);
+	struct runs_tally t = tally_runs(steal_ran, n);
+	if (t.missing || t.twice)
+		bench_fail(c, "%u of %u Gs never ran, %u ran twice", t.missing, n, t.twice);
 	double ideal = (double)n * STEAL_WORK_NS / c->nprocs;
 	return (double)wall / ideal;
 }

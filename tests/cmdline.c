@@ -1,0 +1,161 @@
+/*
+ * The kernel command line (kernel/cmdline.c), on sample strings: every
+ * option taken, bad ones refused naming the problem, a loader's image
+ * path dropped only when it is one, lines up to CMDLINE_MAX bytes.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+
+TEST(cmdline_accepts_every_option)
+{
+	static struct kernel_options o;
+	char err[160] = "";
+
+	ASSERT(cmdline_parse("  test=boot_* slice=500us schedtrace=100 nprocs=3 "
+			     "seed=42 run=demo bench=all fingerprint=on switchyield=on ", &o, err,
+			     sizeof err));
+	EXPECT(strcmp(o.test, "boot_*") == 0);
+	EXPECT_EQ(o.slice_ns, 500 * NSEC_PER_USEC);
+	EXPECT_EQ(o.schedtrace_ms, 100);
+	EXPECT_EQ(o.nprocs, 3);
+	EXPECT_EQ(o.seed, 42);
+	EXPECT(o.seed_set);
+	EXPECT(strcmp(o.run, "demo") == 0);
+	EXPECT(o.fingerprint);
+	EXPECT(o.switchyield);
+	ASSERT(cmdline_parse("fingerprint=off switchyield=off", &o, err, sizeof err));
+	EXPECT(!o.fingerprint);
+	EXPECT(!o.switchyield);
+	ASSERT(cmdline_parse("", &o, err, sizeof err));
+	EXPECT(!o.fingerprint);
+	EXPECT(!o.switchyield);
+	EXPECT_EQ(o.slice_ns, 10 * NSEC_PER_MSEC);	/* Go's forcePreemptNS */
+	ASSERT(cmdline_parse("slice=2ms", &o, err, sizeof err));
+	EXPECT_EQ(o.slice_ns, 2 * NSEC_PER_MSEC);
+}
+
+TEST(cmdline_rejects_unknown_and_malformed_options)
+{
+	static const struct { const char *line, *must_name; } bad[] = {
+		{ "frobnicate=1", "frobnicate" },
+		{ "nprocs=abc", "nprocs" },
+		{ "nprocs=0", "nprocs" },
+		{ "nprocs=4x", "nprocs" },
+		{ "nprocs=", "nprocs" },
+		{ "nprocs=99999999999999999999999", "nprocs" },
+		{ "slice=10", "unit" },
+		{ "slice=5parsecs", "slice" },
+		{ "slice=1ns", "range" },
+		{ "schedtrace=-5", "schedtrace" },
+		{ "seed=1 seed=2", "twice" },
+		{ "fingerprint=yes", "fingerprint" },
+		{ "fingerprint=1", "on or off" },
+		{ "test", "key=value" },
+		{ "=5", "unknown" },
+	};
+	static struct kernel_options o;
+
+	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char err[160] = "";
+		if (cmdline_parse(bad[i].line, &o, err, sizeof err)) {
+			test_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i].line);
+			continue;
+		}
+		if (!strstr(err, bad[i].must_name))
+			test_fail(__FILE__, __LINE__, "\"%s\": error \"%s\" does not name \"%s\"",
+				  bad[i].line, err, bad[i].must_name);
+	}
+}
+
+/*
+ * A loader's command line: the image path is dropped only when it is one.
+ * GRUB's multiboot2 passes no path, so "bogus=1 run=squares" must reach the
+ * parser whole and be refused, not lose its first word and run squares.
+ */
+TEST(cmdline_drops_only_an_image_path)
+{
+	static const struct { const char *line; bool path_first; const char *want; } c[] = {
+		{ "bogus=1 run=squares", false, "bogus=1 run=squares" },
+		{ "bogus=1 run=squares", true, "bogus=1 run=squares" },
+		{ "test=* seed=1", false, "test=* seed=1" },
+		{ "/boot/gmk.elf test=*", false, "test=*" },	/* GRUB multiboot1 */
+		{ "build/pc/gmk.elf32 run=a", false, "run=a" },	/* QEMU -kernel */
+		{ "gmk.elf32 run=a", true, "run=a" },		/* QEMU, no slash */
+		{ "gmk.elf32 run=a", false, "gmk.elf32 run=a" },	/* reported */
+		{ "  /boot/gmk.elf", false, "" },
+		{ "", false, "" },
+		{ "  test=x", true, "test=x" },
+	};
+
+	for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+		const char *got = cmdline_skip_image_path(c[i].line, c[i].path_first);
+		if (strcmp(got, c[i].want) != 0)
+			test_fail(__FILE__, __LINE__, "\"%s\" (path_first=%d): got \"%s\", want \"%s\"",
+				  c[i].line, c[i].path_first, got, c[i].want);
+	}
+}
+
+/*
+ * Every board takes a command line of up to CMDLINE_MAX bytes and refuses
+ * a longer one, never cutting it and running what is left. A board keeps
+ * CMDLINE_MAX + 1 bytes of a loader's line (cmdline_copy) so that the
+ * parser sees it is too long. The longest line here is one long test=
+ * list, as make test's replay hints write them.
+ */
+TEST(cmdline_takes_up_to_cmdline_max_bytes_and_refuses_longer)
+{
+	static char line[CMDLINE_MAX + 200], copy[CMDLINE_MAX + 2];
+	static struct kernel_options o;
+	char err[CMDLINE_ERR_MAX] = "";
+
+	memcpy(line, "test=", 5);
+	memset(line + 5, 'a', CMDLINE_MAX - 5);
+	line[CMDLINE_MAX] = '\0';
+	ASSERT(cmdline_parse(line, &o, err, sizeof err));
+	EXPECT_EQ(strlen(o.test), CMDLINE_MAX - 5);
+
+	line[CMDLINE_MAX] = 'a';
+	line[CMDLINE_MAX + 1] = '\0';
+	ASSERT(!cmdline_parse(line, &o, err, sizeof err));
+	if (!strstr(err, "longer than 4095 bytes"))
+		test_fail(__FILE__, __LINE__, "error \"%s\" does not say the line is too long", err);
+
+	/* A board's copy of a longer line is still too long. */
+	memset(line + 5, 'a', sizeof line - 6);
+	line[sizeof line - 1] = '\0';
+	cmdline_copy(copy, line, SIZE_MAX);
+	EXPECT_EQ(strlen(copy), CMDLINE_MAX + 1);
+	EXPECT(!cmdline_parse(copy, &o, err, sizeof err));
+	cmdline_copy(copy, "run=squares", 6);	/* bounded by the loader's size */
+	EXPECT(strcmp(copy, "run=sq") == 0);
+}
+
+/* The message for an unknown option lists every option there is: it is
+ * made from the table, so an option added there is in it. */
+TEST(cmdline_unknown_option_names_every_known_one)
+{
+	static struct kernel_options o;
+	char err[CMDLINE_ERR_MAX] = "", word[40];
+	unsigned n = 0;
+
+	ASSERT(!cmdline_parse("frobnicate=1", &o, err, sizeof err));
+	for (const char *k; (k = cmdline_option_key(n)); n++) {
+		snprintf(word, sizeof word, " %s", k);
+		const char *at = strstr(err, word);
+		size_t len = strlen(word);
+		if (!at || (at[len] != ' ' && at[len] != ')'))
+			test_fail(__FILE__, __LINE__, "\"%s\" does not name '%s'", err, k);
+	}
+	EXPECT_GE(n, 13);	/* docs/cmdline.md's table has 13 */
+	/* A long unknown key is cut, and the list still fits. */
+	ASSERT(!cmdline_parse("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
+			      &o, err, sizeof err));
+	EXPECT(strstr(err, "...' (known:") != NULL);
+	snprintf(word, sizeof word, " %s)", cmdline_option_key(n - 1));
+	EXPECT(strstr(err, word) != NULL);
+}

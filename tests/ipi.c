@@ -1,0 +1,59 @@
+/*
+ * Inter-processor interrupts (kernel/ipi.c): every core reaches every
+ * other.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel/atomic.h"
+#include "kernel/ipi.h"
+#include "kernel/kernel.h"
+#include "kernel/percpu.h"
+#include "kernel/test.h"
+#include "kernel/time.h"
+
+/* IPIs: every core pings every other; the receiver acknowledges per sender. */
+static volatile uint32_t ping_req[MAX_CPUS][MAX_CPUS], ping_ack[MAX_CPUS][MAX_CPUS];
+extern void (*ipi_ping_hook)(void);
+
+static void ping_received(void)
+{
+	unsigned me = this_cpu()->id;
+
+	for (unsigned s = 0; s < ncpus; s++)
+		if (atomic_xchg32(&ping_req[me][s], 0))
+			atomic_store32(&ping_ack[me][s], 1);
+}
+
+static void ping_everyone(void *arg)
+{
+	unsigned me = this_cpu()->id;
+	(void)arg;
+	for (unsigned d = 0; d < ncpus; d++)
+		if (d != me) {
+			atomic_store32(&ping_req[d][me], 1);
+			ipi_send(d, IPI_PING);
+		}
+}
+
+TEST(ipi_from_every_core_reaches_every_other)
+{
+	memset((void *)ping_req, 0, sizeof ping_req);
+	memset((void *)ping_ack, 0, sizeof ping_ack);
+	__atomic_store_n(&ipi_ping_hook, ping_received, __ATOMIC_RELEASE);
+	smp_call_all(ping_everyone, NULL);
+	uint64_t until = nanotime() + 2 * NSEC_PER_SEC;
+	unsigned missing;
+	do {
+		missing = 0;
+		for (unsigned d = 0; d < ncpus; d++)
+			for (unsigned s = 0; s < ncpus; s++)
+				missing += s != d && !atomic_load32(&ping_ack[d][s]);
+	} while (missing && nanotime() < until);
+	__atomic_store_n(&ipi_ping_hook, NULL, __ATOMIC_RELEASE);
+	for (unsigned d = 0; d < ncpus; d++)
+		for (unsigned s = 0; s < ncpus; s++)
+			if (s != d && !ping_ack[d][s])
+				test_fail(__FILE__, __LINE__, "IPI %u -> %u never arrived", s, d);
+	ASSERT_EQ(missing, 0);
+}
