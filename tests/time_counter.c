@@ -107,3 +107,33 @@ TEST(time_hosted_counter_keeps_linux_time)
 			  (unsigned long long)(diff * 1000000 / dl));
 }
 #endif
+
+/*
+ * A deadline short of the end of time is a real one, centuries off, and a
+ * core may arm its timer for it (a time-keeper with no nearer deadline).
+ * At a counter faster than 1 GHz (the TSC) so long a span is more than 64
+ * bits of ticks: the conversion must saturate, not wrap round to a count
+ * that would put the deadline in the past. Unsigned comparisons: the
+ * counts reach past 2^63.
+ */
+static void expect_not_less(uint64_t ns_a, uint64_t a, uint64_t ns_b, uint64_t b, int line)
+{
+	if (a < b)
+		test_fail(__FILE__, line, "ns_to_counter(%llu) = %llu < ns_to_counter(%llu) = %llu",
+			  (unsigned long long)ns_a, (unsigned long long)a,
+			  (unsigned long long)ns_b, (unsigned long long)b);
+}
+
+TEST(time_counter_conversion_saturates_instead_of_wrapping)
+{
+	uint64_t prev_ns = 0, prev = 0;
+	for (uint64_t ns = 1ull << 30; ns != 0; ns <<= 1) {	/* to 2^63 */
+		uint64_t c = ns_to_counter(ns);
+		expect_not_less(ns, c, prev_ns, prev, __LINE__);
+		prev_ns = ns;
+		prev = c;
+	}
+	expect_not_less(UINT64_MAX, ns_to_counter(UINT64_MAX), prev_ns, prev, __LINE__);
+	expect_not_less(TIME_NEVER, ns_to_counter(TIME_NEVER), TIME_NEVER / 2,
+			ns_to_counter(TIME_NEVER / 2), __LINE__);
+}
