@@ -35,7 +35,9 @@ volatile uintptr_t netpoll_readylist;	/* netpoll_pending peeks (netpoll.h) */
  * the queue ahead of Gs that have waited a whole slice.) */
 static volatile uint64_t readysince;
 /* How netpoll_kick got the Gs run: an idle core woken, this core's G
- * preempted, or left to the others (for tests and the shell's sched). */
+ * preempted, or left to the others (for tests and the shell's sched).
+ * Bumped from the interrupt handlers of several cores at once: by
+ * netpoll_count_kick, a locked RMW, or increments would be lost. */
 volatile uint64_t netpoll_kicks[4];
 /* Gs parked in poll_wait (Go's netpollWaiters). */
 static volatile uint32_t nwaiters;
@@ -47,6 +49,11 @@ static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
 	if (mode == 'w')
 		return &pd->wg;
 	panic("poll: mode '%c' is neither 'r' nor 'w'", mode);
+}
+
+static void netpoll_count_kick(unsigned kind)
+{
+	atomic_xadd64(&netpoll_kicks[kind], 1);	/* full barrier; any core, any context */
 }
 
 /* ---- the ready list ------------------------------------------------- */
@@ -316,7 +323,7 @@ static bool netpoll_wake_idle(void)
 	if (atomic_load32(&sched.npidle) == 0)
 		return false;
 	if (mp && !mp->p) {
-		netpoll_kicks[NETPOLL_KICK_SELF]++;
+		netpoll_count_kick(NETPOLL_KICK_SELF);
 		return true;		/* we are the idle M: stopm looks next */
 	}
 	/* A halted one first; else one on its way to stopm, where the IPI
@@ -328,14 +335,14 @@ static bool netpoll_wake_idle(void)
 			continue;
 		if (atomic_load64(&cpus[i].halted_since) != 0) {
 			ipi_send(i, IPI_WAKE);
-			netpoll_kicks[NETPOLL_KICK_IDLE]++;
+			netpoll_count_kick(NETPOLL_KICK_IDLE);
 			return true;
 		}
 		other = (int)i;
 	}
 	if (other >= 0) {
 		ipi_send((unsigned)other, IPI_WAKE);
-		netpoll_kicks[NETPOLL_KICK_IDLE]++;
+		netpoll_count_kick(NETPOLL_KICK_IDLE);
 		return true;
 	}
 	return false;
@@ -346,7 +353,7 @@ void netpoll_wake(void)
 	if (!atomic_load32(&mainstarted) || !netpoll_pending())
 		return;
 	if (!netpoll_wake_idle())
-		netpoll_kicks[NETPOLL_KICK_NONE]++;
+		netpoll_count_kick(NETPOLL_KICK_NONE);
 }
 
 void netpoll_kick(struct trapframe *tf)
@@ -357,9 +364,9 @@ void netpoll_kick(struct trapframe *tf)
 	if (netpoll_wake_idle())
 		return;
 	if (mp && mp->p) {
-		netpoll_kicks[NETPOLL_KICK_PREEMPT]++;
+		netpoll_count_kick(NETPOLL_KICK_PREEMPT);
 		sched_preempt_for_netpoll(tf);
 	} else {
-		netpoll_kicks[NETPOLL_KICK_NONE]++;
+		netpoll_count_kick(NETPOLL_KICK_NONE);
 	}
 }
