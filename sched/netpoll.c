@@ -39,7 +39,10 @@ static volatile uint64_t readysince;
  * Bumped from the interrupt handlers of several cores at once: by
  * netpoll_count_kick, a locked RMW, or increments would be lost. */
 volatile uint64_t netpoll_kicks[4];
-/* Gs parked in poll_wait (Go's netpollWaiters). */
+/* Gs parked in poll_wait (Go's netpollWaiters). A readied G leaves the
+ * count only once it is on the ready list or a run queue, where checkdead
+ * sees it (netpolladjustwaiters): for a moment it is counted twice, never
+ * in neither. */
 static volatile uint32_t nwaiters;
 
 static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
@@ -140,6 +143,14 @@ uint32_t netpoll_waiters(void)
 	return atomic_load32(&nwaiters);
 }
 
+/* Go's netpollAdjustWaiters: after the Gs netpollunblock returned are
+ * where checkdead looks for them (the ready list, a run queue). */
+static void netpolladjustwaiters(int32_t delta)
+{
+	if (delta != 0)
+		atomic_xadd32(&nwaiters, delta);	/* full barrier: the push first */
+}
+
 /* ---- blocking and unblocking (Go's netpollblock / netpollunblock) ---- */
 
 /* What gopark's unlockf gets: on the parking G's stack. */
@@ -171,9 +182,11 @@ static bool netpollblockcommit(struct g *gp, void *arg)
 /*
  * Returns the G parked on the descriptor (to be readied), or NULL. With
  * ioready, the state becomes pdReady (consumed by the G, or by the next
- * waiter); a deadline (ioready false) does not leave it ready.
+ * waiter); a deadline (ioready false) does not leave it ready. A G
+ * returned is still counted in nwaiters: *delta goes down by one, for
+ * the caller's netpolladjustwaiters once the G is readied (Go's delta).
  */
-static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready)
+static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready, int32_t *delta)
 {
 	for (;;) {
 		uintptr_t old = atomic_loaduintptr(gpp);
@@ -185,7 +198,7 @@ static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready)
 		if (atomic_casuintptr(gpp, old, new_)) {
 			if (old == pdWait || old == pdNil)
 				return NULL;
-			atomic_xadd32(&nwaiters, -1);
+			(*delta)--;
 			return (struct g *)old;
 		}
 	}
@@ -252,20 +265,23 @@ int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
 
 /* The deadline timers' callback (Go's netpolldeadlineimpl): on g0 with a
  * P, so the G can be readied as sleep's is. */
-static void netpolldeadline_r(void *arg)
+static void netpolldeadline(volatile uintptr_t *gpp)
 {
-	struct pollDesc *pd = arg;
-	struct g *gp = netpollunblock(&pd->rg, false);
+	int32_t delta = 0;
+	struct g *gp = netpollunblock(gpp, false, &delta);
 	if (gp)
 		goready(gp);
+	netpolladjustwaiters(delta);
+}
+
+static void netpolldeadline_r(void *arg)
+{
+	netpolldeadline(&((struct pollDesc *)arg)->rg);
 }
 
 static void netpolldeadline_w(void *arg)
 {
-	struct pollDesc *pd = arg;
-	struct g *gp = netpollunblock(&pd->wg, false);
-	if (gp)
-		goready(gp);
+	netpolldeadline(&((struct pollDesc *)arg)->wg);
 }
 
 void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode)
@@ -281,25 +297,30 @@ void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode)
 	/* A G already waiting sees the new deadline: wake it to recheck
 	 * (it parks again with the new timer if the deadline is later). */
 	preempt_disable();	/* goready works on this P */
-	if (mode != 'w') {
-		struct g *gp = netpollunblock(&pd->rg, false);
-		if (gp)
-			goready(gp);
-	}
-	if (mode != 'r') {
-		struct g *gp = netpollunblock(&pd->wg, false);
-		if (gp)
-			goready(gp);
-	}
+	if (mode != 'w')
+		netpolldeadline(&pd->rg);
+	if (mode != 'r')
+		netpolldeadline(&pd->wg);
 	preempt_enable();
 }
 
-/* From an interrupt handler: Go's netpollready for one event. */
+/*
+ * From an interrupt handler: Go's netpollready for one event. The G goes
+ * on the ready list before it leaves nwaiters (as Go's netpoll returns
+ * the list and its delta, and findrunnable adjusts the count only after
+ * injectglist): checkdead, which may run on another core as its last M
+ * goes idle, must find it in one or the other, or it takes the woken G
+ * for a deadlock.
+ */
 void netpollready(struct pollDesc *pd, int mode)
 {
-	struct g *gp = netpollunblock(gpp_of(pd, mode), true);
-	if (gp)
-		readylist_push(gp);
+	int32_t delta = 0;
+	struct g *gp = netpollunblock(gpp_of(pd, mode), true, &delta);
+	if (!gp)
+		return;
+	readylist_push(gp);
+	sched_race(SCHED_RACE_NETPOLL_READIED);
+	netpolladjustwaiters(delta);
 }
 
 /*

@@ -62,6 +62,7 @@ struct m allm[MAX_CPUS];
 static struct g g0store[MAX_CPUS];
 volatile uint32_t mainstarted;
 static uint64_t boot_seed;
+void (*sched_race_hook)(enum sched_race_point pt);	/* tests only (schedimpl.h) */
 
 /* Go's stealOrder: visit the Ps from a random start with a random stride
  * coprime to their count, so that each pass sees every P exactly once and

@@ -199,6 +199,28 @@ static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event 
 		sched_hook(pp, gp, ev);
 }
 
+/*
+ * Tests only: sched_race_hook, when set, runs at these points of the
+ * wake-up paths, where a test holds one side of a race so that another
+ * core's step comes in between (tests/sched_wakeup.c). NULL otherwise:
+ * one load and a branch, at places off the switch's fast path.
+ */
+enum sched_race_point {
+	SCHED_RACE_NETPOLL_READIED,	/* netpollready: G on the ready list, not yet out of nwaiters */
+	SCHED_RACE_DROP_P,		/* findrunnable: about to give up the P (sched.lock not held) */
+	SCHED_RACE_SPINNER_WOKE,	/* resetspinning: a spinner found work and ran wakep */
+};
+extern void (*sched_race_hook)(enum sched_race_point pt);
+static inline void sched_race(enum sched_race_point pt)
+{
+	/* load-acquire: pairs with the test's store-release of the hook and
+	 * of what it reads */
+	void (*h)(enum sched_race_point) = (void (*)(enum sched_race_point))
+		atomic_loaduintptr((volatile uintptr_t *)&sched_race_hook);
+	if (__builtin_expect(h != NULL, 0))
+		h(pt);
+}
+
 /* trace.c */
 void schedtrace_maybe(void);
 const char *gstatus_string(uint32_t s);

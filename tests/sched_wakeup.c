@@ -9,13 +9,44 @@
 #include <string.h>
 
 #include "kernel/atomic.h"
+#include "kernel/ipi.h"
 #include "kernel/percpu.h"
+#include "kernel/spinlock.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 #include "sched/netpoll.h"
-#include "sched/sched.h"
+#include "sched/schedimpl.h"
 #include "sched/sync.h"
 #include "tests/preempt_testutil.h"
+
+extern void (*ipi_ping_hook)(void);	/* kernel/ipi.c: tests' IPI_PING */
+
+/* Spin, in an interrupt handler or on g0, until *w reaches want or ns
+ * pass; returns the last value seen. */
+static uint64_t spin_until64(volatile uint64_t *w, uint64_t want, uint64_t ns)
+{
+	uint64_t end = nanotime() + ns, v;
+	while ((v = __atomic_load_n(w, __ATOMIC_ACQUIRE)) < want && nanotime() < end)
+		arch_cpu_relax();
+	return v;
+}
+
+/* Every P's timer heap empty (checkdead, below, returns at a pending
+ * timer before it looks at the poller); waits up to 2 s. */
+static bool no_timers_pending(void)
+{
+	uint64_t end = nanotime() + 2 * NSEC_PER_SEC;
+	for (;;) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < sched_nprocs(); i++)
+			n += timers_len(sched_p(i));
+		if (n == 0)
+			return true;
+		if (nanotime() >= end)
+			return false;
+		sleep_ns(NSEC_PER_MSEC);
+	}
+}
 
 /* ---- the poller's kick counters are exact under every core ----------- */
 
@@ -111,4 +142,147 @@ TEST(sched_wakeup_netpoll_kick_counts_are_exact_from_every_core)
 	}
 	ASSERT_LT(round, KICK_ROUNDS);
 	EXPECT_EQ(got, want);
+}
+
+/* ---- a G a device readied is no deadlock while it moves ---------------- */
+
+/*
+ * netpollready (a device's interrupt) takes the waiting G off its
+ * descriptor, pushes it on the poller's ready list and takes it out of
+ * the waiter count. checkdead, run when the last M goes idle, calls the
+ * machine dead unless a G waits on a device or sits on that list: with
+ * the count lowered before the push, a G between the two was in
+ * neither, and an M going idle then stopped the program with "all
+ * goroutines are asleep - deadlock!" while a device had just woken one.
+ *
+ * Forced here: the waiter parks in poll_wait, this G parks too, and the
+ * readying runs in an IPI handler on another core once every M is idle.
+ * The race hook, between the two steps, runs checkdead there as the
+ * last M going idle would. Both modes: 'r' (console input) and 'w' (the
+ * transmit interrupt's writers) take the same path.
+ */
+/* Tries per mode: an M that wakes between the last look and checkdead
+ * (a stray timer) takes the readied G, and checkdead then returns at
+ * once; the next try goes on. */
+#define DL_TRIES 5
+
+static struct pollDesc dl_pd;
+static volatile uint32_t dl_mode, dl_armed;
+static volatile uint64_t dl_window_checks, dl_idle;
+static struct waitgroup dl_wg;
+
+static void dl_waiter(void *arg)
+{
+	(void)arg;
+	poll_wait(&dl_pd, (int)dl_mode);
+	waitgroup_done(&dl_wg);
+}
+
+static void dl_race(enum sched_race_point pt)
+{
+	if (pt != SCHED_RACE_NETPOLL_READIED || !atomic_xchg32(&dl_armed, 0))
+		return;
+	/* Every M is idle (dl_ping waited for it): what the last one to go
+	 * idle would do now, in mput. */
+	spin_lock(&sched.lock);
+	uint64_t w0 = checkdead_netpoll_waits;
+	bool all_idle = sched.nmidle == sched.nprocs;
+	checkdead();
+	/* Counted only where checkdead got to the poller with every M idle
+	 * (an M that woke meanwhile, and took the G, makes it return first). */
+	if (all_idle && checkdead_netpoll_waits != w0)
+		atomic_xadd64(&dl_window_checks, 1);
+	spin_unlock(&sched.lock);
+}
+
+/* Every M idle, and every other core with one halted (not in a stopm
+ * round that would see the readied G and take it). */
+static bool all_ms_idle_and_halted(void)
+{
+	if (__atomic_load_n(&sched.nmidle, __ATOMIC_RELAXED) < sched_nprocs())
+		return false;
+	for (unsigned i = 0; i < ncpus; i++)
+		if (cpus[i].m && &cpus[i] != this_cpu() &&
+		    atomic_load64(&cpus[i].halted_since) == 0)
+			return false;
+	return true;
+}
+
+/* IPI_PING on an idle core: once every M is idle, the device's part. */
+static void dl_ping(void)
+{
+	spin_until64(&dl_idle, 1, 2 * NSEC_PER_SEC);
+	uint64_t end = nanotime() + 2 * NSEC_PER_SEC;
+	while (!all_ms_idle_and_halted() && nanotime() < end)
+		arch_cpu_relax();
+	netpollready(&dl_pd, (int)dl_mode);
+	netpoll_wake();
+}
+
+/* A core other than this one, halted, whose M is idle and not being
+ * handed a P (or that has no M). */
+static int idle_core(void)
+{
+	uint64_t end = nanotime() + 2 * NSEC_PER_SEC;
+	do {
+		preempt_disable();
+		unsigned me = this_cpu()->id;
+		preempt_enable();
+		for (unsigned i = 0; i < ncpus; i++) {
+			struct m *mp = cpus[i].m;
+			if (i == me || !cpus[i].online ||
+			    atomic_load64(&cpus[i].halted_since) == 0)
+				continue;
+			if (!mp || (!__atomic_load_n(&mp->p, __ATOMIC_ACQUIRE) &&
+				    !__atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE) &&
+				    !atomic_load32(&mp->park)))
+				return (int)i;
+		}
+		sleep_ns(NSEC_PER_MSEC);
+	} while (nanotime() < end);
+	return -1;
+}
+
+TEST(sched_wakeup_netpoll_readied_g_is_no_deadlock_between_list_and_count)
+{
+	if (ncpus_online < 2)
+		test_skip("needs a second core to take the device's interrupt");
+	static const char modes[] = { 'r', 'w' };
+	uint32_t reached = 0, tries = 0;
+	for (int k = 0; k < 2; k++)
+	for (int t = 0; t < DL_TRIES; t++) {
+		uint64_t checks0 = atomic_load64(&dl_window_checks);
+		tries++;
+		if (!no_timers_pending())
+			test_skip("a timer stays pending: checkdead would not look at the poller");
+		memset(&dl_pd, 0, sizeof dl_pd);
+		dl_mode = (uint32_t)modes[k];
+		waitgroup_add(&dl_wg, 1);
+		go(dl_waiter, NULL);
+		while (netpoll_waiters() == 0)
+			gosched();
+		ASSERT_EQ(netpoll_waiters(), 1);
+		int target = idle_core();
+		if (target < 0)
+			test_skip("no other core went idle");
+		atomic_store64(&dl_idle, 0);
+		atomic_store32(&dl_armed, 1);
+		__atomic_store_n(&sched_race_hook, dl_race, __ATOMIC_RELEASE);
+		__atomic_store_n(&ipi_ping_hook, dl_ping, __ATOMIC_RELEASE);
+		ipi_send((unsigned)target, IPI_PING);
+		atomic_store64(&dl_idle, 1);
+		waitgroup_wait(&dl_wg);		/* this M goes idle: the last */
+		__atomic_store_n(&ipi_ping_hook, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&sched_race_hook, NULL, __ATOMIC_RELEASE);
+		EXPECT_EQ(atomic_load32(&dl_armed), 0);	/* the hook ran */
+		if (atomic_load64(&dl_window_checks) != checks0) {
+			reached++;
+			break;
+		}
+	}
+	printf("# checkdead ran with every M idle and the readied G between the "
+	       "list and the count for %u of 2 modes (%u tries); no deadlock "
+	       "reported\n", reached, tries);
+	EXPECT_EQ(reached, 2);
+	EXPECT_EQ(netpoll_waiters(), 0);
 }
