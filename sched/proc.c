@@ -194,7 +194,15 @@ static void pidleput(struct p *pp)
 	atomic_store32(&pp->status, _Pidle);
 	pp->link = sched.pidle;
 	sched.pidle = pp;
-	atomic_store32(&sched.npidle, sched.npidle + 1);	/* release */
+	/*
+	 * Seq-cst (Go's atomic.Store: XCHG on amd64): this M looks at the
+	 * poller's ready list next (stopm), and netpoll_kick pushes there
+	 * (a CAS) and then reads npidle to find an idle M. A store-release
+	 * (a plain mov on x86) may wait in the store buffer while our load
+	 * passes it: both sides miss, and the readied G waits up to a slice
+	 * beside an idle P.
+	 */
+	atomic_storesc32(&sched.npidle, sched.npidle + 1);
 	pp->nidle++;
 	/* Its timers were its own core's to watch; now they are the idle
 	 * time-keeper's, which may be halted with a later deadline. */
