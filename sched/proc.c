@@ -616,9 +616,12 @@ static void startm_locked(struct p *pp, bool spinning)
 }
 
 /*
- * wakep: start one spinning M if there is an idle P and nobody spins
- * already (a spinner that finds work wakes the next one: resetspinning).
- * Called after putting a G on a run queue.
+ * wakep's slow path, Go's wakep: start one spinning M if there is an idle
+ * P and nobody spins already (a spinner that finds work wakes the next
+ * one: resetspinning). With no P idle, pidlegetspinning records that a
+ * spinner was wanted, under sched.lock, which the M about to drop its P
+ * holds while it looks (findrunnable): either it sees the flag and spins,
+ * or its P was idle before we looked and we start an M on it.
  */
 void wakep_idle(void)
 {
@@ -655,6 +658,7 @@ static void resetspinning(void)
 	/* This M found work; if it was the last spinner, start another,
 	 * since there may be more (see the comment at the top). */
 	wakep();
+	sched_race(SCHED_RACE_SPINNER_WOKE);
 }
 
 /* ---- finding work --------------------------------------------------- */
@@ -869,6 +873,7 @@ first:
 		if (atomic_load32(&allp[i]->status) != _Pidle)
 			busy |= 1ull << i;
 
+	sched_race(SCHED_RACE_DROP_P);
 	spin_lock_nopreempt(&sched.lock);
 	if (sched.runq.size != 0) {
 		gp = globrunqget_batch_locked(pp);

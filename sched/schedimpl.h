@@ -31,10 +31,13 @@ static inline struct m *getm(void) { return getg()->m; }
 /* proc.c */
 SCHED_HOT __attribute__((noreturn)) void schedule(void);
 SCHED_HOT __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
-void wakep_idle(void);		/* wakep's slow path: a P is idle */
+void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
 /*
- * wakep: start a spinning M if a P is idle; after putting a G on a run
- * queue (sched/proc.c). Inline: every goready, go and gosched calls it.
+ * wakep: start a spinning M if none spins, or have the next M that would
+ * give up its P spin instead; after putting a G on a run queue, and when
+ * a spinner finds work (resetspinning). sched/proc.c. Inline: every
+ * goready, go and gosched calls it (Go calls wakep unconditionally in
+ * ready, newproc, goschedImpl and resetspinning, as gmk does).
  */
 static inline void wakep(void)
 {
@@ -46,12 +49,25 @@ static inline void wakep(void)
 	 * atomic.Store being XCHG on amd64.
 	 */
 	smp_mb();
-	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
-	 * it in the callers). Two plain loads, where the CAS and sched.lock
-	 * below cost every goready, go and gosched at full load. A P that
-	 * goes idle just after this load misses the G, which is on our own
-	 * queue and runs here: later, never lost. */
-	if (atomic_load32(&sched.npidle) == 0)
+	/* A spinner will find the G, or the last one to stop rechecks every
+	 * queue (the delicate dance): Go's first test. */
+	if (atomic_load32(&sched.nmspinning) != 0)
+		return;
+	/*
+	 * No P idle, and a spinner already asked for: Go's slow path
+	 * (wakep_idle) would take sched.lock only to find no P and set
+	 * needspinning again, at every goready, go and gosched at full
+	 * load. An M about to give up its P reads needspinning under
+	 * sched.lock and spins instead (findrunnable), so our G is not left
+	 * beside a P gone idle. Only the flag spares the lock: with no P
+	 * idle and the flag clear, the slow path must set it under the lock
+	 * (a P going idle just after a lone npidle load would miss the G,
+	 * for up to a slice: a spinner that found two Gs and kept one, say).
+	 * The flag is cleared only by an M that starts spinning, after it
+	 * counts itself in nmspinning: if that came after our nmspinning
+	 * load, its search sees our G.
+	 */
+	if (atomic_load32(&sched.npidle) == 0 && atomic_load32(&sched.needspinning) != 0)
 		return;
 	wakep_idle();
 }

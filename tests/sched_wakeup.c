@@ -286,3 +286,142 @@ TEST(sched_wakeup_netpoll_readied_g_is_no_deadlock_between_list_and_count)
 	EXPECT_EQ(reached, 2);
 	EXPECT_EQ(netpoll_waiters(), 0);
 }
+
+/* ---- a spinner that finds two Gs leaves none beside a P gone idle ----- */
+
+/*
+ * 2 Ps. M1 spins (it found nothing) and M2, not spinning (one spinner is
+ * enough for two busy Ps), is about to give up its P. Then M1 finds two
+ * Gs (here the global queue: a batch of GA and GB; a last steal pass that
+ * fires another P's timers is the same), runs GA and leaves GB on its
+ * queue, and as it stops spinning calls wakep for GB. No P is idle yet:
+ * with a bare `npidle == 0` test wakep returned, M2 then dropped its P,
+ * and GB waited beside it until GA's slice ended. Go's wakep sets
+ * needspinning under sched.lock, and the M dropping its P reads it there
+ * and spins instead: it steals GB while GA still runs.
+ *
+ * The race hook holds M1 (spinning) where it would give up its P, lets
+ * M2 (not spinning) arrive there and put GA and GB on the global queue,
+ * then holds M2 until M1's wakep is done. GA spins until GB has run (or
+ * three slices). The slice is long (500 ms) and the check counts, not
+ * times: GB must run before GA's P has preempted anything, i.e. within
+ * GA's first slice; the latency is printed.
+ */
+#define NS_ROUNDS	3
+#define NS_SLICE_NS	(500 * NSEC_PER_MSEC)
+#define NS_HOLD_NS	(2 * NSEC_PER_SEC)	/* most a hook waits for the other side */
+
+enum { NS_ARMED, NS_SPINNER_HELD, NS_INJECTING, NS_INJECTED, NS_WOKE };
+static volatile uint32_t ns_phase = NS_WOKE;	/* not armed */
+static volatile uint32_t ns_g2_running, ns_ga_started, ns_ga_p, ns_gb_ran, ns_gb_late;
+static volatile uint64_t ns_ga_pre0, ns_injected_at, ns_gb_wait;
+static struct waitgroup ns_wg;
+
+static uint64_t p_preemptions(uint32_t id)
+{
+	struct p *pp = sched_p(id);
+	return __atomic_load_n(&pp->npreempt, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&pp->npreemptsafe, __ATOMIC_RELAXED);
+}
+
+static void ns_spin_until(volatile uint32_t *w, uint32_t want)
+{
+	uint64_t end = nanotime() + NS_HOLD_NS;
+	while (atomic_load32(w) < want && nanotime() < end)
+		arch_cpu_relax();
+}
+
+static void ns_ga(void *arg)
+{
+	(void)arg;
+	preempt_disable();
+	uint32_t id = this_p_id();
+	preempt_enable();
+	ns_ga_p = id;
+	ns_ga_pre0 = p_preemptions(id);
+	atomic_store32(&ns_ga_started, 1);
+	uint64_t end = nanotime() + 3 * NS_SLICE_NS;
+	while (!atomic_load32(&ns_gb_ran) && nanotime() < end)
+		;
+	waitgroup_done(&ns_wg);
+}
+
+static void ns_gb(void *arg)
+{
+	(void)arg;
+	ns_gb_wait = nanotime() - ns_injected_at;
+	/* GA's P preempted something since GA started: GB waited for the
+	 * end of GA's slice. (GA not started yet: it has not.) */
+	ns_gb_late = atomic_load32(&ns_ga_started) &&
+		     p_preemptions(ns_ga_p) != ns_ga_pre0;
+	atomic_store32(&ns_gb_ran, 1);
+	waitgroup_done(&ns_wg);
+}
+
+/* On g0 of the M at the point (its P held, no lock). */
+static void ns_race(enum sched_race_point pt)
+{
+	struct m *mp = getg()->m;
+	if (pt == SCHED_RACE_SPINNER_WOKE) {
+		atomic_cas32(&ns_phase, NS_INJECTED, NS_WOKE);
+		return;
+	}
+	if (pt != SCHED_RACE_DROP_P)
+		return;
+	if (mp->spinning && atomic_cas32(&ns_phase, NS_ARMED, NS_SPINNER_HELD)) {
+		ns_spin_until(&ns_phase, NS_INJECTED);
+	} else if (!mp->spinning && atomic_cas32(&ns_phase, NS_SPINNER_HELD, NS_INJECTING)) {
+		struct g *ga = newproc1(ns_ga, NULL, G_STACK_DEFAULT);
+		struct g *gb = newproc1(ns_gb, NULL, G_STACK_DEFAULT);
+		spin_lock_nopreempt(&sched.lock);
+		globrunqput(ga);
+		globrunqput(gb);
+		spin_unlock_nopreempt(&sched.lock);
+		ns_injected_at = nanotime();
+		atomic_store32(&ns_phase, NS_INJECTED);
+		ns_spin_until(&ns_phase, NS_WOKE);
+	}
+}
+
+static void ns_g2(void *arg)
+{
+	(void)arg;
+	atomic_store32(&ns_g2_running, 1);
+	/* This P stays busy until the other M is held as a spinner; then
+	 * this G ends and its M, finding nothing, goes to drop the P. */
+	ns_spin_until(&ns_phase, NS_SPINNER_HELD);
+}
+
+TEST(sched_wakeup_a_spinner_that_finds_two_gs_leaves_none_beside_an_idle_p)
+{
+	if (sched_nprocs() != 2)
+		test_skip("needs exactly 2 Ps (make test boots nprocs=2)");
+	uint64_t old = sched_set_slice(NS_SLICE_NS);
+	uint32_t late = 0, staged = 0;
+	uint64_t worst = 0;
+	__atomic_store_n(&sched_race_hook, ns_race, __ATOMIC_RELEASE);
+	for (int r = 0; r < NS_ROUNDS; r++) {
+		atomic_store32(&ns_g2_running, 0);
+		atomic_store32(&ns_ga_started, 0);
+		atomic_store32(&ns_gb_ran, 0);
+		waitgroup_add(&ns_wg, 2);	/* GA and GB */
+		atomic_store32(&ns_phase, NS_ARMED);
+		go(ns_g2, NULL);
+		while (!atomic_load32(&ns_g2_running))
+			gosched();
+		waitgroup_wait(&ns_wg);		/* this M goes spinning: M1 */
+		staged += atomic_load32(&ns_phase) == NS_WOKE;
+		atomic_store32(&ns_phase, NS_WOKE);
+		late += ns_gb_late;
+		if (ns_gb_wait > worst)
+			worst = ns_gb_wait;
+	}
+	__atomic_store_n(&sched_race_hook, NULL, __ATOMIC_RELEASE);
+	sched_set_slice(old);
+	printf("# %u of %d rounds staged; GB ran after GA's slice ended in %u; "
+	       "longest wait %llu us (slice %llu ms)\n", staged, NS_ROUNDS, late,
+	       (unsigned long long)(worst / NSEC_PER_USEC),
+	       (unsigned long long)(NS_SLICE_NS / NSEC_PER_MSEC));
+	EXPECT_EQ(staged, NS_ROUNDS);
+	EXPECT_EQ(late, 0);
+}
