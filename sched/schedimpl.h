@@ -161,14 +161,35 @@ static inline uint64_t slice_ns(void)
 {
 	return atomic_load64(&slice_cur_ns);
 }
+/*
+ * A G back on its P after a wake-up took the core (p->resumeg) runs at
+ * least this share of a slice before the next due timer may take it
+ * again. Go lets timers wait for the slice's end; gmk takes the core for
+ * them at once, which a storm of them (hundreds of Gs sleeping a few
+ * microseconds) would turn into a switch for each: the CPU-bound G got
+ * next to nothing of its P. Bounded, it keeps most of it, and the timers'
+ * Gs wait at most this long more. Owner core only: the G resumed is the
+ * one running when pp->runwhen is pp->resumedwhen (its switch's stamp).
+ */
+#define RESUME_MIN_DIV	10
+static inline uint64_t resume_until(struct p *pp, uint64_t runwhen, uint64_t slice)
+{
+	return runwhen == pp->resumedwhen ? runwhen + slice / RESUME_MIN_DIV : 0;
+}
 /* This core's tick while it runs a G on pp: by the end of the slice or
- * pp's next timer, whichever comes first. */
+ * pp's next timer, whichever comes first (the timer not before
+ * resume_until). */
 static inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
 {
 	uint64_t next = pp->schedwhen + slice;
 	uint64_t w = atomic_load64(&pp->timers.when0);
-	if (w && w < next)
-		next = w;
+	if (w && w < next) {
+		uint64_t until = resume_until(pp, atomic_load64(&pp->runwhen), slice);
+		if (w < until)
+			w = until;
+		if (w < next)
+			next = w;
+	}
 	return next;
 }
 /* execute, on g0: make sure core c's timer fires by the end of the new

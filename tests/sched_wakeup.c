@@ -6,6 +6,7 @@
  * beside each.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/atomic.h"
@@ -18,6 +19,7 @@
 #include "sched/schedimpl.h"
 #include "sched/sync.h"
 #include "tests/preempt_testutil.h"
+#include "tests/sched_testutil.h"
 
 extern void (*ipi_ping_hook)(void);	/* kernel/ipi.c: tests' IPI_PING */
 
@@ -424,4 +426,295 @@ TEST(sched_wakeup_a_spinner_that_finds_two_gs_leaves_none_beside_an_idle_p)
 	       (unsigned long long)(NS_SLICE_NS / NSEC_PER_MSEC));
 	EXPECT_EQ(staged, NS_ROUNDS);
 	EXPECT_EQ(late, 0);
+}
+
+/* ---- a G sleeping 1 ns in a loop does not keep its P ------------------- */
+
+/*
+ * One P. G1 sleeps the shortest sleep in a loop: each time it parks, the
+ * scheduler fires its timer at once and G1 comes back through runnext,
+ * inheriting the slice. This G meanwhile yields (gosched: to the global
+ * queue) SL_ROUNDS times. The chain of G1's wake-ups must end with its
+ * slice and let this G run: Go's sysmon preempts a G still on the same
+ * schedtick after 10 ms. Here the chain ran on with a new slice whenever
+ * the local ring was empty, and the 61st-tick pick of the global queue
+ * was skipped on every round in which a timer readied a G: this G waited
+ * seconds for a round without one (431 s for 100 waits, once).
+ *
+ * Counted in slices, not time: the P's schedtick (new slices) may move
+ * at most SL_TICKS_PER_ROUND a round (one of G1's chain, one of ours,
+ * and room for a preemption or two). G1 stops after SL_MAX_NS so that a
+ * failure ends.
+ */
+#define SL_ROUNDS		20u
+#define SL_TICKS_PER_ROUND	4u
+#define SL_MAX_NS		(5 * NSEC_PER_SEC)
+
+static volatile uint32_t sl_stop;
+static volatile uint64_t sl_loops;
+static struct waitgroup sl_wg;
+
+static void sl_sleeper(void *arg)
+{
+	(void)arg;
+	uint64_t end = nanotime() + SL_MAX_NS;
+	while (!atomic_load32(&sl_stop) && nanotime() < end) {
+		sleep_ns(1);
+		sl_loops++;
+	}
+	waitgroup_done(&sl_wg);
+}
+
+TEST(sched_wakeup_a_g_sleeping_1ns_in_a_loop_leaves_its_p_each_slice)
+{
+	if (sched_nprocs() != 1)
+		test_skip("needs nprocs=1: with more Ps another P runs this G");
+	struct p *pp = sched_p(0);
+	atomic_store32(&sl_stop, 0);
+	sl_loops = 0;
+	waitgroup_add(&sl_wg, 1);
+	uint32_t tick0 = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED);
+	uint64_t t0 = nanotime();
+	go(sl_sleeper, NULL);		/* runs at our first yield */
+	uint32_t rounds = 0;
+	for (; rounds < SL_ROUNDS; rounds++)
+		gosched();
+	uint32_t ticks = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED) - tick0;
+	uint64_t ms = (nanotime() - t0) / NSEC_PER_MSEC;
+	atomic_store32(&sl_stop, 1);
+	waitgroup_wait(&sl_wg);
+	printf("# %u yields beside a G looping on sleep_ns(1): %u new slices, %llu ms, "
+	       "%llu sleeps\n", rounds, ticks, (unsigned long long)ms,
+	       (unsigned long long)sl_loops);
+	EXPECT_LE(ticks, SL_ROUNDS * SL_TICKS_PER_ROUND);
+}
+
+/* ---- a sleeper with every P busy wakes within about a slice ------------ */
+
+/*
+ * BUSY_PER_P CPU-bound Gs per P and one G that sleeps one slice at a time.
+ * The tick preempts the spinner on the sleeper's P for its timer; with the
+ * timer due right at that spinner's slice end the tick finds both, the
+ * spinner's slice is over, and the woken G in runnext had "inherited" a
+ * slice used up: it went behind the whole local ring, to wake
+ * (BUSY_PER_P - 1) slices late (25-100 ms at 10 ms slices). It is the
+ * next G and starts a slice of its own.
+ *
+ * The figure is the scheduler's share of each wake-up's lateness: the
+ * interrupt's own lateness (the emulator's or the host's: the core's
+ * timer interrupt came after the deadline it was armed for) is taken off,
+ * as bench latency does. Its median must be under one slice; that of the
+ * defect was two.
+ */
+#define BUSY_PER_P	3u
+#define BUSY_SLEEPS	30u
+#define BUSY_SLACK_NS	(20 * NSEC_PER_USEC)	/* sleep_ns's deadline is a little after t0 + d */
+
+static volatile uint32_t busy_stop;
+static struct waitgroup busy_wg;
+
+static void busy_g(void *arg)
+{
+	(void)arg;
+	while (!atomic_load32(&busy_stop))
+		spin_registers(SPIN_CHUNK / 16);
+	waitgroup_done(&busy_wg);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+TEST(sched_wakeup_a_sleeper_with_every_p_busy_wakes_within_a_slice)
+{
+	test_needs_async_preempt();	/* the spinners never yield */
+	uint32_t np = sched_nprocs(), n = np * BUSY_PER_P;
+	uint64_t slice = sched_slice_ns();
+	static uint64_t late[BUSY_SLEEPS], sched_late[BUSY_SLEEPS];
+	atomic_store32(&busy_stop, 0);
+	waitgroup_add(&busy_wg, (int32_t)n);
+	for (uint32_t i = 0; i < n; i++)
+		go(busy_g, NULL);
+	sleep_ns(5 * slice);		/* they take every P */
+	for (uint32_t i = 0; i < BUSY_SLEEPS; i++) {
+		uint64_t t0 = nanotime(), when = t0 + slice;
+		sleep_ns(slice);
+		uint64_t now = nanotime();
+		late[i] = now - when;
+		/* The interrupt that woke it, if it came here after the
+		 * deadline (interrupts off: the tick does not move). */
+		unsigned long flags = arch_irq_save();
+		struct cpu *c = this_cpu();
+		uint64_t at = atomic_load64(&c->last_tick_ns);
+		uint64_t armed = atomic_load64(&c->last_tick_deadline_ns);
+		arch_irq_restore(flags);
+		uint64_t irq = 0;
+		if (armed && armed <= when + BUSY_SLACK_NS && at >= when && at <= now)
+			irq = at - (armed > when ? armed : when);
+		sched_late[i] = late[i] - irq;
+	}
+	atomic_store32(&busy_stop, 1);
+	waitgroup_wait(&busy_wg);
+	qsort(late, BUSY_SLEEPS, sizeof late[0], cmp_u64);
+	qsort(sched_late, BUSY_SLEEPS, sizeof sched_late[0], cmp_u64);
+	printf("# %u sleeps of one slice (%llu ms) beside %u spinners on %u Ps: late by "
+	       "median %llu us, worst %llu us; the scheduler's share: median %llu us, "
+	       "worst %llu us\n", BUSY_SLEEPS, (unsigned long long)(slice / NSEC_PER_MSEC),
+	       n, np, (unsigned long long)(late[BUSY_SLEEPS / 2] / NSEC_PER_USEC),
+	       (unsigned long long)(late[BUSY_SLEEPS - 1] / NSEC_PER_USEC),
+	       (unsigned long long)(sched_late[BUSY_SLEEPS / 2] / NSEC_PER_USEC),
+	       (unsigned long long)(sched_late[BUSY_SLEEPS - 1] / NSEC_PER_USEC));
+	EXPECT_LT(sched_late[BUSY_SLEEPS / 2], slice);
+}
+
+/* ---- a slice is dated after the timer callbacks that came before it ---- */
+
+/*
+ * The G that runs after a long timer callback (or a schedtrace print, or
+ * the watchdog's report) must get a whole slice. The scheduler dated a
+ * new slice with the clock read it made as the round began, before the
+ * callbacks: after a callback of three quarters of a slice, the G it
+ * readied was preempted a quarter slice after it began (at once, where
+ * the callback took a slice or more and the tick came after the switch).
+ *
+ * One P, idle: S is parked and this G waits. A timer's callback
+ * busy-waits three quarters of a slice (callbacks run on the scheduler
+ * and must not park, but may take that long) and then readies S, which
+ * starts a slice. S spins until its P preempts it: that must come at
+ * least half a slice after the callback's end. The host stopping the core
+ * can only make it later (the tick counts wall time), never earlier.
+ */
+#define LC_TRIALS	4
+
+static struct timer lc_timer;
+static volatile uintptr_t lc_parked;
+static volatile uint64_t lc_cb_preempts, lc_cb_end, lc_ran_min;
+static struct waitgroup lc_wg;
+
+static void lc_callback(void *arg)
+{
+	(void)arg;
+	delay_ns(sched_slice_ns() * 3 / 4);
+	lc_cb_preempts = p_preemptions(0);
+	lc_cb_end = nanotime();
+	goready((struct g *)atomic_loaduintptr(&lc_parked));
+}
+
+static void lc_spinner(void *arg)
+{
+	(void)arg;
+	gopark(publish_parked, (void *)&lc_parked, waitReasonTest);
+	/* Readied by the callback: how long after it until the tick takes
+	 * the core (seen once this G is back)? From the callback's end: a
+	 * stall of the core before this G runs counts as its time, as the
+	 * tick counts it. */
+	uint64_t slice = sched_slice_ns(), ran = 0;
+	while (nanotime() - lc_cb_end < 4 * slice)
+		if (p_preemptions(0) != lc_cb_preempts) {
+			ran = nanotime() - lc_cb_end;
+			break;
+		}
+	if (ran && ran < lc_ran_min)
+		lc_ran_min = ran;
+	waitgroup_done(&lc_wg);
+}
+
+TEST(sched_wakeup_the_slice_after_a_long_timer_callback_is_whole)
+{
+	test_needs_async_preempt();	/* the spinner never yields */
+	if (sched_nprocs() != 1)
+		test_skip("needs nprocs=1: the G after the callback must be on its P");
+	lc_ran_min = UINT64_MAX;
+	for (int i = 0; i < LC_TRIALS; i++) {
+		atomic_storeuintptr(&lc_parked, 0);
+		waitgroup_add(&lc_wg, 1);
+		go(lc_spinner, NULL);
+		while (!atomic_loaduintptr(&lc_parked))
+			gosched();
+		timer_init(&lc_timer, lc_callback, NULL);
+		/* Two slices on: the P's last slice (ours) is long over, and
+		 * S starts a new one. */
+		timer_start(&lc_timer, nanotime() + 2 * sched_slice_ns());
+		waitgroup_wait(&lc_wg);
+	}
+	printf("# %d trials: a G readied by a callback of 3/4 slice ran at least "
+	       "%llu us before its first preemption (slice %llu us)\n", LC_TRIALS,
+	       (unsigned long long)(lc_ran_min / NSEC_PER_USEC),
+	       (unsigned long long)(sched_slice_ns() / NSEC_PER_USEC));
+	EXPECT_GE(lc_ran_min, sched_slice_ns() / 2);
+}
+
+/* ---- a G preempted for a timer resumes before the ring it filled -------- */
+
+/*
+ * One P. A CPU-bound G runs; RS_SLEEPERS Gs sleep until one deadline,
+ * half a slice on. The tick takes the core for their timer, the timer
+ * readies them all (the last into runnext, the rest onto the ring), and
+ * the CPU-bound G went to the global queue's tail: every G on the ring
+ * ran before it got its core back, at every due timer. Go never
+ * preempts for a timer; gmk does, but the G keeps the rest of its slice
+ * and resumes after the woken G in runnext (p->resumeg), before the ring.
+ *
+ * Counted: how many sleepers had run when the CPU-bound G saw it had
+ * been off its core. A trial where its slice was over by then (the host
+ * stopped the core past it: a preemption at the slice's end, which does
+ * send it to the global queue) is not counted.
+ */
+#define RS_SLEEPERS	20u
+#define RS_TRIALS	3
+#define RS_MAX_TRIALS	8
+
+static volatile uint64_t rs_woke, rs_deadline;
+static volatile uint32_t rs_seen, rs_counted;
+static struct waitgroup rs_wg;
+
+static void rs_sleeper(void *arg)
+{
+	(void)arg;
+	sleep_ns(rs_deadline - nanotime());
+	atomic_xadd64(&rs_woke, 1);
+	waitgroup_done(&rs_wg);
+}
+
+static void rs_spinner(void *arg)
+{
+	(void)arg;
+	uint64_t slice = sched_slice_ns(), t0 = nanotime();
+	uint64_t pre0 = p_preemptions(0), woke = 0, seen = 0;
+	while (nanotime() - t0 < 4 * slice)
+		if (p_preemptions(0) != pre0) {
+			woke = atomic_load64(&rs_woke);
+			seen = nanotime();
+			break;
+		}
+	if (seen && seen - t0 < slice) {
+		rs_counted++;
+		if (woke > rs_seen)
+			rs_seen = (uint32_t)woke;
+	}
+	waitgroup_done(&rs_wg);
+}
+
+TEST(sched_wakeup_a_g_preempted_for_a_timer_resumes_before_the_ring_it_filled)
+{
+	test_needs_async_preempt();	/* the spinner never yields */
+	if (sched_nprocs() != 1)
+		test_skip("needs nprocs=1: the sleepers and the spinner on one P");
+	rs_seen = rs_counted = 0;
+	for (int i = 0; i < RS_MAX_TRIALS && rs_counted < RS_TRIALS; i++) {
+		atomic_store64(&rs_woke, 0);
+		rs_deadline = nanotime() + sched_slice_ns() / 2;
+		waitgroup_add(&rs_wg, (int32_t)RS_SLEEPERS + 1);
+		for (uint32_t k = 0; k < RS_SLEEPERS; k++)
+			go(rs_sleeper, NULL);
+		gosched();		/* they run and park */
+		go(rs_spinner, NULL);
+		waitgroup_wait(&rs_wg);
+	}
+	printf("# %u trials: when the G preempted for %u Gs' timer saw its core "
+	       "again, at most %u of them had run\n", rs_counted, RS_SLEEPERS, rs_seen);
+	ASSERT_GE(rs_counted, 1);
+	EXPECT_LE(rs_seen, 1);
 }
