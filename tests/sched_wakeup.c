@@ -198,10 +198,15 @@ static void dl_race(enum sched_race_point pt)
 }
 
 /* Every M idle, and every other core with one halted (not in a stopm
- * round that would see the readied G and take it). */
+ * round that would see the readied G and take it). The idle list under
+ * sched.lock: this runs where stopm's halt took the interrupt, which
+ * holds no lock. */
 static bool all_ms_idle_and_halted(void)
 {
-	if (__atomic_load_n(&sched.nmidle, __ATOMIC_RELAXED) < sched_nprocs())
+	spin_lock(&sched.lock);
+	bool all = sched.nmidle == sched.nprocs;
+	spin_unlock(&sched.lock);
+	if (!all)
 		return false;
 	for (unsigned i = 0; i < ncpus; i++)
 		if (cpus[i].m && &cpus[i] != this_cpu() &&
@@ -221,25 +226,28 @@ static void dl_ping(void)
 	netpoll_wake();
 }
 
-/* A core other than this one, halted, whose M is idle and not being
- * handed a P (or that has no M). */
+/* A core other than this one, halted, whose M is on the idle list (not
+ * being handed a P), or that has no M. */
 static int idle_core(void)
 {
 	uint64_t end = nanotime() + 2 * NSEC_PER_SEC;
 	do {
-		preempt_disable();
+		int found = -1;
+		spin_lock(&sched.lock);	/* the idle list; preemption off too */
 		unsigned me = this_cpu()->id;
-		preempt_enable();
-		for (unsigned i = 0; i < ncpus; i++) {
-			struct m *mp = cpus[i].m;
+		for (unsigned i = 0; i < ncpus && found < 0; i++) {
 			if (i == me || !cpus[i].online ||
 			    atomic_load64(&cpus[i].halted_since) == 0)
 				continue;
-			if (!mp || (!__atomic_load_n(&mp->p, __ATOMIC_ACQUIRE) &&
-				    !__atomic_load_n(&mp->nextp, __ATOMIC_ACQUIRE) &&
-				    !atomic_load32(&mp->park)))
-				return (int)i;
+			if (!cpus[i].m)
+				found = (int)i;
+			for (struct m *mp = sched.midle; mp && found < 0; mp = mp->schedlink)
+				if (mp == cpus[i].m)
+					found = (int)i;
 		}
+		spin_unlock(&sched.lock);
+		if (found >= 0)
+			return found;
 		sleep_ns(NSEC_PER_MSEC);
 	} while (nanotime() < end);
 	return -1;
