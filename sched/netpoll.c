@@ -39,10 +39,11 @@ static volatile uint64_t readysince;
  * Bumped from the interrupt handlers of several cores at once: by
  * netpoll_count_kick, a locked RMW, or increments would be lost. */
 volatile uint64_t netpoll_kicks[4];
-/* Gs parked in poll_wait (Go's netpollWaiters). A readied G leaves the
- * count only once it is on the ready list or a run queue, where checkdead
- * sees it (netpolladjustwaiters): for a moment it is counted twice, never
- * in neither. */
+/* Gs parked in poll_wait (Go's netpollWaiters). A G an interrupt readies
+ * leaves the count only once it is on the ready list, where checkdead
+ * sees it (netpollready): for a moment it is counted twice, never in
+ * neither. One a deadline readies leaves it first (netpolldeadline): a P
+ * is held there, and checkdead needs every M idle. */
 static volatile uint32_t nwaiters;
 
 static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
@@ -265,13 +266,19 @@ int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
 
 /* The deadline timers' callback (Go's netpolldeadlineimpl): on g0 with a
  * P, so the G can be readied as sleep's is. */
+/*
+ * A deadline (a timer callback, or poll_setdeadline): this M holds a P,
+ * so checkdead cannot run until it gives it up, by which time the G is
+ * on its run queue. The count comes down before goready: the G may run
+ * on another P at once and must not find itself still counted.
+ */
 static void netpolldeadline(volatile uintptr_t *gpp)
 {
 	int32_t delta = 0;
 	struct g *gp = netpollunblock(gpp, false, &delta);
+	netpolladjustwaiters(delta);
 	if (gp)
 		goready(gp);
-	netpolladjustwaiters(delta);
 }
 
 static void netpolldeadline_r(void *arg)

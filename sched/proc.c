@@ -800,8 +800,8 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 * and are due again by then (a storm of short sleeps) would
 	 * otherwise pass the core among themselves to the end of its slice.
 	 */
-	uint64_t resume_min = slice_ns() / RESUME_MIN_DIV;
-	if (__builtin_expect(pp->resumeg != NULL, 0) && now - pp->resumeat >= resume_min) {
+	if (__builtin_expect(pp->resumeg != NULL, 0) &&
+	    now - pp->resumeat >= resume_min_ns(slice_ns())) {
 		*inherit_time = true;
 		return resumeg_take(pp, now);
 	}
@@ -1244,7 +1244,7 @@ gosched_common(struct g *gp, bool preempted)
 		pp->resumeleft = pp->schedwhen + slice - now;
 		/* The woken Gs share a slice of a resumed G's least run
 		 * (findrunnable gives gp back the core after it). */
-		pp->schedwhen = now + slice / RESUME_MIN_DIV - slice;
+		pp->schedwhen = now + resume_min_ns(slice) - slice;
 	} else {
 		spin_lock_nopreempt(&sched.lock);	/* on g0 */
 		globrunqput(gp);

@@ -163,18 +163,27 @@ static inline uint64_t slice_ns(void)
 }
 /*
  * A G back on its P after a wake-up took the core (p->resumeg) runs at
- * least this share of a slice before the next due timer may take it
- * again. Go lets timers wait for the slice's end; gmk takes the core for
- * them at once, which a storm of them (hundreds of Gs sleeping a few
- * microseconds) would turn into a switch for each: the CPU-bound G got
- * next to nothing of its P. Bounded, it keeps most of it, and the timers'
- * Gs wait at most this long more. Owner core only: the G resumed is the
- * one running when pp->runwhen is pp->resumedwhen (its switch's stamp).
+ * least resume_min_ns before the next due timer may take it again, and
+ * the woken Gs share as long before it. Go lets timers wait for the
+ * slice's end; gmk takes the core for them at once, which a storm of them
+ * (hundreds of Gs sleeping a few microseconds) would turn into a switch
+ * for each: the CPU-bound G got next to nothing of its P. Bounded, it
+ * keeps most of it, and the timers' Gs wait at most this long more: a
+ * tenth of the slice, and no more than RESUME_MIN_MAX_NS (a long slice,
+ * set for a test or a batch job, must not hold timers that long).
  */
-#define RESUME_MIN_DIV	10
+#define RESUME_MIN_DIV		10
+#define RESUME_MIN_MAX_NS	(1 * NSEC_PER_MSEC)
+static inline uint64_t resume_min_ns(uint64_t slice)
+{
+	uint64_t q = slice / RESUME_MIN_DIV;
+	return q < RESUME_MIN_MAX_NS ? q : RESUME_MIN_MAX_NS;
+}
+/* Owner core only: the G resumed is the one running when pp->runwhen is
+ * pp->resumedwhen (its switch's stamp); 0 for any other. */
 static inline uint64_t resume_until(struct p *pp, uint64_t runwhen, uint64_t slice)
 {
-	return runwhen == pp->resumedwhen ? runwhen + slice / RESUME_MIN_DIV : 0;
+	return runwhen == pp->resumedwhen ? runwhen + resume_min_ns(slice) : 0;
 }
 /* This core's tick while it runs a G on pp: by the end of the slice or
  * pp's next timer, whichever comes first (the timer not before
