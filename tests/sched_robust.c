@@ -57,9 +57,10 @@ static void spinners_end(void)
 /*
  * Every P busy with a spinner, one G sleeping 1 ms again and again. The
  * tick preempts the sleeper's P's spinner for the timer, and the woken G
- * must run before any other G starts on that P: the fairness pick once
- * took the global queue's head (a spinner preempted before) for a whole
- * new slice every 61st schedtick while the woken G waited in runnext. The
+ * must run before any other G starts on that P: the fairness pick, every
+ * 61st schedtick, must not take the global queue's head (a spinner
+ * preempted before) for a whole new slice while the woken G waits in
+ * runnext. The
  * scheduler counts exactly that (struct p's ntimerbypass: another G
  * started on a P while the G a due timer had just readied waited in its
  * runnext), and it must not happen. 150 sleeps give about two fairness

@@ -444,10 +444,10 @@ TEST(sched_wakeup_a_spinner_that_finds_two_gs_leaves_none_beside_an_idle_p)
  * inheriting the slice. This G meanwhile yields (gosched: to the global
  * queue) SL_ROUNDS times. The chain of G1's wake-ups must end with its
  * slice and let this G run: Go's sysmon preempts a G still on the same
- * schedtick after 10 ms. Here the chain ran on with a new slice whenever
- * the local ring was empty, and the 61st-tick pick of the global queue
- * was skipped on every round in which a timer readied a G: this G waited
- * seconds for a round without one (431 s for 100 waits, once).
+ * schedtick after 10 ms. Caught: a chain that goes on with a new slice
+ * whenever the local ring is empty, while the 61st-tick pick of the
+ * global queue is skipped on every round in which a timer readied a G
+ * (this G then waits seconds, for a round without one).
  *
  * Counted in slices, not time: the P's schedtick (new slices) may move
  * at most SL_TICKS_PER_ROUND a round (one of G1's chain, one of ours,
@@ -503,16 +503,16 @@ TEST(sched_wakeup_a_g_sleeping_1ns_in_a_loop_leaves_its_p_each_slice)
  * BUSY_PER_P CPU-bound Gs per P and one G that sleeps one slice at a time.
  * The tick preempts the spinner on the sleeper's P for its timer; with the
  * timer due right at that spinner's slice end the tick finds both, the
- * spinner's slice is over, and the woken G in runnext had "inherited" a
- * slice used up: it went behind the whole local ring, to wake
- * (BUSY_PER_P - 1) slices late (25-100 ms at 10 ms slices). It is the
- * next G and starts a slice of its own.
+ * spinner's slice is over, and the woken G in runnext "inherits" a slice
+ * used up. It is the next G and must start a slice of its own: put
+ * behind the whole local ring, it would wake (BUSY_PER_P - 1) slices
+ * late.
  *
  * The figure is the scheduler's share of each wake-up's lateness: the
  * interrupt's own lateness (the emulator's or the host's: the core's
  * timer interrupt came after the deadline it was armed for) is taken off,
- * as bench latency does. Its median must be under one slice; that of the
- * defect was two.
+ * as bench latency does. Its median must be under one slice (behind the
+ * ring, it is two).
  */
 #define BUSY_PER_P	3u
 #define BUSY_SLEEPS	30u
@@ -733,9 +733,9 @@ TEST(sched_wakeup_a_g_preempted_for_a_timer_resumes_before_the_ring_it_filled)
  * Every other P idle, this G sleeps IDLE_SLEEP_NS IDLE_SLEEPS times: the
  * idle time-keeper (stopm) arms its core's timer for the deadline and
  * halts; the interrupt wakes it, it takes this G's P and runs the timer.
- * On the hosted board at more cores than host CPUs, on a loaded host, a
- * 10 ms ticker once woke 50-470 ms late while every P was idle: a lost
- * wake-up, unless the core that had armed its timer for the deadline was
+ * A wake-up much later than its deadline while every P is idle (seen on
+ * the hosted board at more cores than host CPUs, on a loaded host) is a
+ * lost one, unless the core that armed its timer for the deadline was
  * itself run late (its thread not scheduled; a vCPU the emulator did not
  * run).
  *
