@@ -836,7 +836,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 * 1 ns in a loop, a ping-pong pair): the G goes to the global
 	 * queue's tail, as Go's sysmon would have preempted the chain, and
 	 * the Gs behind it get their turn. Starting it a new slice instead
-	 * carried such a chain on for good while the global queue waited.
+	 * would carry such a chain on for good while the global queue waits.
 	 */
 	gp = runnext_get(pp);
 	if (gp) {

@@ -167,7 +167,7 @@ static inline uint64_t slice_ns(void)
  * the woken Gs share as long before it. Go lets timers wait for the
  * slice's end; gmk takes the core for them at once, which a storm of them
  * (hundreds of Gs sleeping a few microseconds) would turn into a switch
- * for each: the CPU-bound G got next to nothing of its P. Bounded, it
+ * for each, leaving the CPU-bound G next to nothing of its P. Bounded, it
  * keeps most of it, and the timers' Gs wait at most this long more: a
  * tenth of the slice, and no more than RESUME_MIN_MAX_NS (a long slice,
  * set for a test or a batch job, must not hold timers that long).
