@@ -837,6 +837,9 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 * queue's tail, as Go's sysmon would have preempted the chain, and
 	 * the Gs behind it get their turn. Starting it a new slice instead
 	 * would carry such a chain on for good while the global queue waits.
+	 * With nothing waiting (the ring and the global queue empty) it does
+	 * start one here: the global queue would only hand it back, or split
+	 * a pair across two Ps.
 	 */
 	gp = runnext_get(pp);
 	if (gp) {
@@ -845,7 +848,8 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 			pp->nrunnext++;
 			return gp;
 		}
-		if (pp->sliceendtick == pp->schedtick)
+		if (pp->sliceendtick == pp->schedtick ||
+		    (runqempty(pp) && globrunqempty() && !pp->resumeg))
 			return gp;
 		globrunqput_sliceover(gp);
 	}
