@@ -68,6 +68,14 @@ uint64_t sched_set_slice(uint64_t ns)
 	return old;
 }
 
+uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice)
+{
+	uint64_t until = resume_until(pp, atomic_load64(&pp->runwhen), slice);
+	if (when < until)
+		when = until;
+	return when < next ? when : next;
+}
+
 /* Go's gopreempt_m: the preempted G goes to the global queue, behind
  * everything else, so that every P's work gets a turn; or, preempted
  * for a wake-up, it waits on its P to resume its slice (and Gs that
@@ -150,7 +158,11 @@ static void tick(struct trapframe *tf)
 		pp->maxhold_ns = now - r;
 	uint64_t w = timers_when0(pp);
 	bool expired = now - pp->schedwhen >= slice;
-	bool timers_due = w != 0 && w <= now && now >= resume_until(pp, r, slice);
+	/* A due timer, or a G a wake-up readied waiting in runnext behind a
+	 * resumed G (resumeg_take), once the resumed G's least run is over. */
+	uint64_t until = resume_until(pp, r, slice);
+	bool timers_due = ((w != 0 && w <= now) ||
+			   (until && atomic_loaduintptr(&pp->runnext) != 0)) && now >= until;
 	if (!expired && !timers_due) {
 		timer_set_deadline(tick_deadline(pp, slice));
 		return;

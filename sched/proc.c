@@ -761,7 +761,39 @@ static __attribute__((noinline)) struct g *resumeg_take(struct p *pp, uint64_t n
 	pp->resumeg = NULL;
 	pp->schedwhen = now + pp->resumeleft - slice_ns();
 	pp->resumedwhen = now;	/* execute's runwhen: resume_until */
+	/* A woken G waits in runnext: the tick gives it the core when the
+	 * resumed G's least run is over (preempt.c), not at the slice's end. */
+	if (atomic_loaduintptr(&pp->runnext) != 0) {
+		uint64_t until = now + resume_min_ns(slice_ns());
+		uint64_t d = this_cpu()->timer_deadline_ns;
+		if (d == 0 || d > until)
+			timer_set_deadline(until);
+	}
 	return gp;
+}
+
+/* findrunnable_local's runnext G with its slice used up (see there):
+ * the G to run, or NULL (it went to the global queue). */
+static __attribute__((noinline)) struct g *
+runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
+{
+	if (pp->resumeg) {
+		/* The woken Gs' short slice began at the preemption; if none
+		 * of them has run yet (the host stopped the core meanwhile,
+		 * say), it begins now, for this one. */
+		*inherit_time = true;
+		if (!pp->resumewoken) {
+			pp->resumewoken = 1;
+			pp->schedwhen = now + resume_min_ns(slice_ns()) - slice_ns();
+			return gp;
+		}
+		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
+		return resumeg_take(pp, now);
+	}
+	if (pp->sliceendtick == pp->schedtick || (runqempty(pp) && globrunqempty()))
+		return gp;
+	globrunqput_sliceover(gp);
+	return NULL;
 }
 
 static inline __attribute__((always_inline)) struct g *
@@ -791,19 +823,6 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 		gp = netpoll_take(pp);
 		if (gp)
 			return gp;
-	}
-
-	/*
-	 * A G preempted for a wake-up (resumeg) comes back after the woken
-	 * Gs (runnext), which share a slice of a resumed G's least run
-	 * (gosched_common), and before them once that is over: Gs that park
-	 * and are due again by then (a storm of short sleeps) would
-	 * otherwise pass the core among themselves to the end of its slice.
-	 */
-	if (__builtin_expect(pp->resumeg != NULL, 0) &&
-	    now - pp->resumeat >= resume_min_ns(slice_ns())) {
-		*inherit_time = true;
-		return resumeg_take(pp, now);
 	}
 
 	/*
@@ -840,18 +859,24 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 * With nothing waiting (the ring and the global queue empty) it does
 	 * start one here: the global queue would only hand it back, or split
 	 * a pair across two Ps.
+	 *
+	 * A G preempted for a wake-up (resumeg) comes back after the woken
+	 * Gs in runnext, which share a slice of a resumed G's least run
+	 * (gosched_common), and before them once that is over: Gs that park
+	 * and are due again by then (a storm of short sleeps) would
+	 * otherwise pass the core among themselves to the end of its slice.
 	 */
 	gp = runnext_get(pp);
 	if (gp) {
 		if (__builtin_expect(now - pp->schedwhen < slice_ns(), 1)) {
 			*inherit_time = true;
 			pp->nrunnext++;
+			pp->resumewoken = 1;
 			return gp;
 		}
-		if (pp->sliceendtick == pp->schedtick ||
-		    (runqempty(pp) && globrunqempty() && !pp->resumeg))
+		gp = runnext_sliceover(pp, gp, inherit_time, now);
+		if (gp)
 			return gp;
-		globrunqput_sliceover(gp);
 	}
 	if (__builtin_expect(pp->resumeg != NULL, 0)) {
 		*inherit_time = true;
@@ -1057,9 +1082,11 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	/* A G a due timer readied into runnext in this round must run
-	 * before any other G starts here (unless a thief took it). */
+	 * before any other G starts a slice here (unless a thief took it).
+	 * A G resuming its slice (resumeg) may come first, for at most
+	 * resume_min_ns: the tick then gives the core to runnext. */
 	if (__builtin_expect(pp->timerg != 0, 0)) {
-		if (pp->timerg != (uintptr_t)gp &&
+		if (!inherit_time && pp->timerg != (uintptr_t)gp &&
 		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
 			pp->ntimerbypass++;
 		pp->timerg = 0;
@@ -1240,12 +1267,13 @@ gosched_common(struct g *gp, bool preempted)
 	dropg();
 	if (!preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
-	uint64_t now, slice = slice_ns();
+	uint64_t now, slice;
 	if (preempted && gp->preempt == preemptWake && !pp->resumeg &&
-	    (now = nanotime()) - pp->schedwhen < slice) {
+	    (now = nanotime()) - pp->schedwhen < (slice = slice_ns())) {
 		pp->resumeg = gp;	/* the woken G first: findrunnable */
 		pp->resumeat = now;
 		pp->resumeleft = pp->schedwhen + slice - now;
+		pp->resumewoken = 0;
 		/* The woken Gs share a slice of a resumed G's least run
 		 * (findrunnable gives gp back the core after it). */
 		pp->schedwhen = now + resume_min_ns(slice) - slice;

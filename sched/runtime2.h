@@ -170,6 +170,7 @@ struct p {
 	struct g *resumeg;
 	uint64_t resumeat;
 	uint64_t resumeleft;
+	uint32_t resumewoken;		/* a woken G has run since resumeat */
 	uint64_t resumedwhen;		/* the resumed G's switch stamp (runwhen) */
 	/* schedtick of the last slice that ended before its G's time was
 	 * up: the tick preempted it (gosched_common), or the P went idle
@@ -196,7 +197,7 @@ struct p {
 	uint64_t fphash;
 	uint64_t fpevents[3];		/* by enum schedfp_event */
 	/* A G that a due timer readied into runnext (findrunnable), and how
-	 * often another G started on this P before it (issue 9's tail). */
+	 * often another G started a slice on this P before it. */
 	uintptr_t timerg;
 	uint64_t ntimerbypass;
 } __cacheline_aligned;

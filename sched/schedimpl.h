@@ -49,25 +49,25 @@ static inline void wakep(void)
 	 * atomic.Store being XCHG on amd64.
 	 */
 	smp_mb();
-	/* A spinner will find the G, or the last one to stop rechecks every
-	 * queue (the delicate dance): Go's first test. */
-	if (atomic_load32(&sched.nmspinning) != 0)
-		return;
 	/*
-	 * No P idle, and a spinner already asked for: Go's slow path
-	 * (wakep_idle) would take sched.lock only to find no P and set
-	 * needspinning again, at every goready, go and gosched at full
-	 * load. An M about to give up its P reads needspinning under
+	 * No P idle, and a spinner already asked for (first: the common case
+	 * at full load): Go's slow path (wakep_idle) would take sched.lock
+	 * only to find no P and set needspinning again, at every goready, go
+	 * and gosched. An M about to give up its P reads needspinning under
 	 * sched.lock and spins instead (findrunnable), so our G is not left
 	 * beside a P gone idle. Only the flag spares the lock: with no P
 	 * idle and the flag clear, the slow path must set it under the lock
 	 * (a P going idle just after a lone npidle load would miss the G,
 	 * for up to a slice: a spinner that found two Gs and kept one, say).
-	 * The flag is cleared only by an M that starts spinning, after it
-	 * counts itself in nmspinning: if that came after our nmspinning
-	 * load, its search sees our G.
+	 * The flag is cleared only by an M that starts spinning, once it
+	 * counts itself in nmspinning: a spinner that started after these
+	 * loads sees our G in its search.
 	 */
 	if (atomic_load32(&sched.npidle) == 0 && atomic_load32(&sched.needspinning) != 0)
+		return;
+	/* A spinner will find the G, or the last one to stop rechecks every
+	 * queue (the delicate dance): Go's first test. */
+	if (atomic_load32(&sched.nmspinning) != 0)
 		return;
 	wakep_idle();
 }
@@ -185,20 +185,17 @@ static inline uint64_t resume_until(struct p *pp, uint64_t runwhen, uint64_t sli
 {
 	return runwhen == pp->resumedwhen ? runwhen + resume_min_ns(slice) : 0;
 }
+/* tick_deadline with a timer due before the slice's end (preempt.c):
+ * the timer, not before resume_until. */
+uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice);
 /* This core's tick while it runs a G on pp: by the end of the slice or
- * pp's next timer, whichever comes first (the timer not before
- * resume_until). */
-static inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
+ * pp's next timer, whichever comes first. Inline: every execute. */
+static inline __attribute__((always_inline)) uint64_t tick_deadline(struct p *pp, uint64_t slice)
 {
 	uint64_t next = pp->schedwhen + slice;
 	uint64_t w = atomic_load64(&pp->timers.when0);
-	if (w && w < next) {
-		uint64_t until = resume_until(pp, atomic_load64(&pp->runwhen), slice);
-		if (w < until)
-			w = until;
-		if (w < next)
-			next = w;
-	}
+	if (w && w < next)
+		next = tick_deadline_timer(pp, w, next, slice);
 	return next;
 }
 /* execute, on g0: make sure core c's timer fires by the end of the new
