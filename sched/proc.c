@@ -778,9 +778,8 @@ static __attribute__((noinline)) struct g *
 runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 {
 	if (pp->resumeg) {
-		/* The woken Gs' short slice began at the preemption; if none
-		 * of them has run yet (the host stopped the core meanwhile,
-		 * say), it begins now, for this one. */
+		/* The woken Gs' short slice begins as the first of them runs
+		 * (gosched_common left the slice's start at 0 for this). */
 		*inherit_time = true;
 		if (!pp->resumewoken) {
 			pp->resumewoken = 1;
@@ -871,7 +870,6 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 		if (__builtin_expect(now - pp->schedwhen < slice_ns(), 1)) {
 			*inherit_time = true;
 			pp->nrunnext++;
-			pp->resumewoken = 1;
 			return gp;
 		}
 		gp = runnext_sliceover(pp, gp, inherit_time, now);
@@ -1273,10 +1271,12 @@ gosched_common(struct g *gp, bool preempted)
 		pp->resumeg = gp;	/* the woken G first: findrunnable */
 		pp->resumeat = now;
 		pp->resumeleft = pp->schedwhen + slice - now;
-		pp->resumewoken = 0;
 		/* The woken Gs share a slice of a resumed G's least run
-		 * (findrunnable gives gp back the core after it). */
-		pp->schedwhen = now + resume_min_ns(slice) - slice;
+		 * (findrunnable gives gp back the core after it), from when the
+		 * first of them runs: until then the slice is over, which sends
+		 * that G through runnext_sliceover to start it. */
+		pp->resumewoken = 0;
+		pp->schedwhen = 0;
 	} else {
 		spin_lock_nopreempt(&sched.lock);	/* on g0 */
 		globrunqput(gp);

@@ -39,7 +39,7 @@ void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
  * goready, go and gosched calls it (Go calls wakep unconditionally in
  * ready, newproc, goschedImpl and resetspinning, as gmk does).
  */
-static inline void wakep(void)
+static inline __attribute__((always_inline)) void wakep(void)
 {
 	/*
 	 * StoreLoad: the caller's submission (a run queue's tail or the
