@@ -6,7 +6,13 @@
  *
  * Orderings (as in Go):
  *   atomic_load*      load-acquire (Go's Load / LoadAcq)
- *   atomic_store*     store-release (Go's Store / StoreRel)
+ *   atomic_store*     store-release (Go's StoreRel); a later load to another
+ *                     address may pass it on x86 (not on arm64: LDAR after
+ *                     STLR is ordered)
+ *   atomic_storesc*   sequentially consistent store (Go's Store): no later
+ *                     load passes it (xchg on x86-64, STLR on arm64), for a
+ *                     store followed by a load that must see the other
+ *                     side's store (Dekker's pattern)
  *   atomic_cas*       sequentially consistent compare-and-swap; true on success
  *   atomic_casrel*    compare-and-swap with release ordering (Go's CasRel)
  *   atomic_xadd*      fetch-and-add, full barrier; returns the NEW value

@@ -35,9 +35,15 @@ volatile uintptr_t netpoll_readylist;	/* netpoll_pending peeks (netpoll.h) */
  * the queue ahead of Gs that have waited a whole slice.) */
 static volatile uint64_t readysince;
 /* How netpoll_kick got the Gs run: an idle core woken, this core's G
- * preempted, or left to the others (for tests and the shell's sched). */
+ * preempted, or left to the others (for tests and the shell's sched).
+ * Bumped from the interrupt handlers of several cores at once: by
+ * netpoll_count_kick, a locked RMW, or increments would be lost. */
 volatile uint64_t netpoll_kicks[4];
-/* Gs parked in poll_wait (Go's netpollWaiters). */
+/* Gs parked in poll_wait (Go's netpollWaiters). A G an interrupt readies
+ * leaves the count only once it is on the ready list, where checkdead
+ * sees it (netpollready): for a moment it is counted twice, never in
+ * neither. One a deadline readies leaves it first (netpolldeadline): a P
+ * is held there, and checkdead needs every M idle. */
 static volatile uint32_t nwaiters;
 
 static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
@@ -47,6 +53,11 @@ static volatile uintptr_t *gpp_of(struct pollDesc *pd, int mode)
 	if (mode == 'w')
 		return &pd->wg;
 	panic("poll: mode '%c' is neither 'r' nor 'w'", mode);
+}
+
+static void netpoll_count_kick(unsigned kind)
+{
+	atomic_xadd64(&netpoll_kicks[kind], 1);	/* full barrier; any core, any context */
 }
 
 /* ---- the ready list ------------------------------------------------- */
@@ -135,6 +146,14 @@ uint32_t netpoll_waiters(void)
 	return atomic_load32(&nwaiters);
 }
 
+/* Go's netpollAdjustWaiters: after the Gs netpollunblock returned are
+ * where checkdead looks for them (the ready list, a run queue). */
+static void netpolladjustwaiters(int32_t delta)
+{
+	if (delta != 0)
+		atomic_xadd32(&nwaiters, delta);	/* full barrier: the push first */
+}
+
 /* ---- blocking and unblocking (Go's netpollblock / netpollunblock) ---- */
 
 /* What gopark's unlockf gets: on the parking G's stack. */
@@ -166,9 +185,11 @@ static bool netpollblockcommit(struct g *gp, void *arg)
 /*
  * Returns the G parked on the descriptor (to be readied), or NULL. With
  * ioready, the state becomes pdReady (consumed by the G, or by the next
- * waiter); a deadline (ioready false) does not leave it ready.
+ * waiter); a deadline (ioready false) does not leave it ready. A G
+ * returned is still counted in nwaiters: *delta goes down by one, for
+ * the caller's netpolladjustwaiters once the G is readied (Go's delta).
  */
-static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready)
+static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready, int32_t *delta)
 {
 	for (;;) {
 		uintptr_t old = atomic_loaduintptr(gpp);
@@ -180,7 +201,7 @@ static struct g *netpollunblock(volatile uintptr_t *gpp, bool ioready)
 		if (atomic_casuintptr(gpp, old, new_)) {
 			if (old == pdWait || old == pdNil)
 				return NULL;
-			atomic_xadd32(&nwaiters, -1);
+			(*delta)--;
 			return (struct g *)old;
 		}
 	}
@@ -247,20 +268,29 @@ int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
 
 /* The deadline timers' callback (Go's netpolldeadlineimpl): on g0 with a
  * P, so the G can be readied as sleep's is. */
-static void netpolldeadline_r(void *arg)
+/*
+ * A deadline (a timer callback, or poll_setdeadline): this M holds a P,
+ * so checkdead cannot run until it gives it up, by which time the G is
+ * on its run queue. The count comes down before goready: the G may run
+ * on another P at once and must not find itself still counted.
+ */
+static void netpolldeadline(volatile uintptr_t *gpp)
 {
-	struct pollDesc *pd = arg;
-	struct g *gp = netpollunblock(&pd->rg, false);
+	int32_t delta = 0;
+	struct g *gp = netpollunblock(gpp, false, &delta);
+	netpolladjustwaiters(delta);
 	if (gp)
 		goready(gp);
 }
 
+static void netpolldeadline_r(void *arg)
+{
+	netpolldeadline(&((struct pollDesc *)arg)->rg);
+}
+
 static void netpolldeadline_w(void *arg)
 {
-	struct pollDesc *pd = arg;
-	struct g *gp = netpollunblock(&pd->wg, false);
-	if (gp)
-		goready(gp);
+	netpolldeadline(&((struct pollDesc *)arg)->wg);
 }
 
 void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode)
@@ -276,25 +306,30 @@ void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode)
 	/* A G already waiting sees the new deadline: wake it to recheck
 	 * (it parks again with the new timer if the deadline is later). */
 	preempt_disable();	/* goready works on this P */
-	if (mode != 'w') {
-		struct g *gp = netpollunblock(&pd->rg, false);
-		if (gp)
-			goready(gp);
-	}
-	if (mode != 'r') {
-		struct g *gp = netpollunblock(&pd->wg, false);
-		if (gp)
-			goready(gp);
-	}
+	if (mode != 'w')
+		netpolldeadline(&pd->rg);
+	if (mode != 'r')
+		netpolldeadline(&pd->wg);
 	preempt_enable();
 }
 
-/* From an interrupt handler: Go's netpollready for one event. */
+/*
+ * From an interrupt handler: Go's netpollready for one event. The G goes
+ * on the ready list before it leaves nwaiters (as Go's netpoll returns
+ * the list and its delta, and findrunnable adjusts the count only after
+ * injectglist): checkdead, which may run on another core as its last M
+ * goes idle, must find it in one or the other, or it takes the woken G
+ * for a deadlock.
+ */
 void netpollready(struct pollDesc *pd, int mode)
 {
-	struct g *gp = netpollunblock(gpp_of(pd, mode), true);
-	if (gp)
-		readylist_push(gp);
+	int32_t delta = 0;
+	struct g *gp = netpollunblock(gpp_of(pd, mode), true, &delta);
+	if (!gp)
+		return;
+	readylist_push(gp);
+	sched_race(SCHED_RACE_NETPOLL_READIED);
+	netpolladjustwaiters(delta);
 }
 
 /*
@@ -318,7 +353,7 @@ static bool netpoll_wake_idle(void)
 	if (atomic_load32(&sched.npidle) == 0)
 		return false;
 	if (mp && !mp->p) {
-		netpoll_kicks[NETPOLL_KICK_SELF]++;
+		netpoll_count_kick(NETPOLL_KICK_SELF);
 		return true;		/* we are the idle M: stopm looks next */
 	}
 	/* A halted one first; else one on its way to stopm, where the IPI
@@ -330,14 +365,14 @@ static bool netpoll_wake_idle(void)
 			continue;
 		if (atomic_load64(&cpus[i].halted_since) != 0) {
 			ipi_send(i, IPI_WAKE);
-			netpoll_kicks[NETPOLL_KICK_IDLE]++;
+			netpoll_count_kick(NETPOLL_KICK_IDLE);
 			return true;
 		}
 		other = (int)i;
 	}
 	if (other >= 0) {
 		ipi_send((unsigned)other, IPI_WAKE);
-		netpoll_kicks[NETPOLL_KICK_IDLE]++;
+		netpoll_count_kick(NETPOLL_KICK_IDLE);
 		return true;
 	}
 	return false;
@@ -348,7 +383,7 @@ void netpoll_wake(void)
 	if (!atomic_load32(&mainstarted) || !netpoll_pending())
 		return;
 	if (!netpoll_wake_idle())
-		netpoll_kicks[NETPOLL_KICK_NONE]++;
+		netpoll_count_kick(NETPOLL_KICK_NONE);
 }
 
 void netpoll_kick(struct trapframe *tf)
@@ -359,9 +394,9 @@ void netpoll_kick(struct trapframe *tf)
 	if (netpoll_wake_idle())
 		return;
 	if (mp && mp->p) {
-		netpoll_kicks[NETPOLL_KICK_PREEMPT]++;
+		netpoll_count_kick(NETPOLL_KICK_PREEMPT);
 		sched_preempt_for_netpoll(tf);
 	} else {
-		netpoll_kicks[NETPOLL_KICK_NONE]++;
+		netpoll_count_kick(NETPOLL_KICK_NONE);
 	}
 }

@@ -68,9 +68,18 @@ uint64_t sched_set_slice(uint64_t ns)
 	return old;
 }
 
+uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice)
+{
+	uint64_t until = resume_until(pp, atomic_load64(&pp->runwhen), slice);
+	if (when < until)
+		when = until;
+	return when < next ? when : next;
+}
+
 /* Go's gopreempt_m: the preempted G goes to the global queue, behind
- * everything else, so that every P's work gets a turn (and Gs that
- * devices readied run next: see goschedImpl, park.c). */
+ * everything else, so that every P's work gets a turn; or, preempted
+ * for a wake-up, it waits on its P to resume its slice (and Gs that
+ * devices readied run next: see goschedImpl, proc.c). */
 static SCHED_HOT __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 {
 	goschedImpl(gp, true);
@@ -149,17 +158,23 @@ static void tick(struct trapframe *tf)
 		pp->maxhold_ns = now - r;
 	uint64_t w = timers_when0(pp);
 	bool expired = now - pp->schedwhen >= slice;
-	bool timers_due = w != 0 && w <= now;
+	/* A due timer, or a G a wake-up readied waiting in runnext behind a
+	 * resumed G (resumeg_take), once the resumed G's least run is over. */
+	uint64_t until = resume_until(pp, r, slice);
+	bool timers_due = ((w != 0 && w <= now) ||
+			   (until && atomic_loaduintptr(&pp->runnext) != 0)) && now >= until;
 	if (!expired && !timers_due) {
 		timer_set_deadline(tick_deadline(pp, slice));
 		return;
 	}
 	/* No deadline is armed now (the interrupt consumed it): the next
-	 * G's execute arms one for its slice. */
+	 * G's execute arms one for its slice. A slice not used up is the
+	 * G's still: a timer alone takes the core for the G it readies, and
+	 * gives it back after (preemptWake). */
+	gp->preempt = expired ? preemptSlice : preemptWake;
 	preempt_async(tf, c, mp, pp, gp);
 	/* Not here: at the G's next safe point. Look again soon in case
 	 * it has none for a while (it is in the switch code, say). */
-	gp->preempt = 1;
 	c->resched = 1;
 	timer_set_deadline(now + (slice < PREEMPT_RETRY_NS ? slice : PREEMPT_RETRY_NS));
 }
@@ -178,8 +193,9 @@ void sched_preempt_for_netpoll(struct trapframe *tf)
 	struct g *gp = mp ? mp->curg : NULL;
 	if (!pp || pp->m != mp || !gp || arch_getg() != gp)
 		return;		/* in the scheduler: it polls on its way */
+	if (!gp->preempt)	/* the tick's slice end stands */
+		gp->preempt = preemptWake;
 	preempt_async(tf, c, mp, pp, gp);
-	gp->preempt = 1;
 	c->resched = 1;
 }
 
@@ -190,7 +206,7 @@ static void preempt_safepoint(void)
 	struct g *gp = getg();
 	if (gp == gp->m->g0 || !gp->preempt)
 		return;		/* the scheduler: it switches anyway */
-	gp->preempt = 0;
+	/* gp->preempt stays: gopreempt_m reads why (execute clears it). */
 	mcall(gopreempt_safe);
 }
 

@@ -62,6 +62,7 @@ struct m allm[MAX_CPUS];
 static struct g g0store[MAX_CPUS];
 volatile uint32_t mainstarted;
 static uint64_t boot_seed;
+void (*sched_race_hook)(enum sched_race_point pt);	/* tests only (schedimpl.h) */
 
 /* Go's stealOrder: visit the Ps from a random start with a random stride
  * coprime to their count, so that each pass sees every P exactly once and
@@ -192,12 +193,20 @@ static void mremove(struct m *mp)
 
 static void pidleput(struct p *pp)
 {
-	if (!runqempty(pp))
+	if (!runqempty(pp) || pp->resumeg)
 		panic("pidleput: P%u has a non-empty run queue", pp->id);
 	atomic_store32(&pp->status, _Pidle);
 	pp->link = sched.pidle;
 	sched.pidle = pp;
-	atomic_store32(&sched.npidle, sched.npidle + 1);	/* release */
+	/*
+	 * Seq-cst (Go's atomic.Store: XCHG on amd64): this M looks at the
+	 * poller's ready list next (stopm), and netpoll_kick pushes there
+	 * (a CAS) and then reads npidle to find an idle M. A store-release
+	 * (a plain mov on x86) may wait in the store buffer while our load
+	 * passes it: both sides miss, and the readied G waits up to a slice
+	 * beside an idle P.
+	 */
+	atomic_storesc32(&sched.npidle, sched.npidle + 1);
 	pp->nidle++;
 	/* Its timers were its own core's to watch; now they are the idle
 	 * time-keeper's, which may be halted with a later deadline. */
@@ -249,6 +258,7 @@ static void acquirep(struct p *pp)
 	/* The watchdog (p_running_core) reads pp->m without a lock. */
 	atomic_storeuintptr((volatile uintptr_t *)&pp->m, (uintptr_t)mp);
 	atomic_store32(&pp->status, _Prunning);
+	pp->sliceendtick = pp->schedtick;	/* its last slice ended when it went idle */
 	traceProcStart(mp);
 }
 
@@ -623,9 +633,12 @@ static void startm_locked(struct p *pp, bool spinning)
 }
 
 /*
- * wakep: start one spinning M if there is an idle P and nobody spins
- * already (a spinner that finds work wakes the next one: resetspinning).
- * Called after putting a G on a run queue.
+ * wakep's slow path, Go's wakep: start one spinning M if there is an idle
+ * P and nobody spins already (a spinner that finds work wakes the next
+ * one: resetspinning). With no P idle, pidlegetspinning records that a
+ * spinner was wanted, under sched.lock, which the M about to drop its P
+ * holds while it looks (findrunnable): either it sees the flag and spins,
+ * or its P was idle before we looked and we start an M on it.
  */
 void wakep_idle(void)
 {
@@ -662,6 +675,7 @@ static void resetspinning(void)
 	/* This M found work; if it was the last spinner, start another,
 	 * since there may be more (see the comment at the top). */
 	wakep();
+	sched_race(SCHED_RACE_SPINNER_WOKE);
 }
 
 /* ---- finding work --------------------------------------------------- */
@@ -727,34 +741,97 @@ SCHED_INLINE struct g *globrunqget_batch_locked(struct p *pp)
 }
 
 /*
- * findrunnable (below): a runnable G for this M's P, in Go's order. Blocks
- * (halts the core, without its P) until there is one. *inherit_time says
- * the G came from runnext and shares the current time slice. Its first
- * half, findrunnable_local, looks at this P (timers, local queue) and the
+ * findrunnable (below): a runnable G for this M's P, in Go's order but
+ * for runnext (see findrunnable_local). Blocks (halts the core, without
+ * its P) until there is one. *inherit_time says the G came from runnext
+ * or resumeg and shares the current time slice. Its first half,
+ * findrunnable_local, looks at this P (timers, local queue) and the
  * global queue; findrunnable_slow does the rest and loops.
  *
  * *nowp is the time schedule() read as it began, the one clock read of a
  * switch that finds work at once (the local queue, the global queue): it
  * dates the timers, the slice check and execute's new slice. Where this
- * round waits (a halt) or searches (stealing), *nowp is read again.
+ * round runs timer callbacks or the periodic work (a long callback, a
+ * schedtrace print), waits (a halt) or searches (stealing), *nowp is read
+ * again: a slice dated before them would be used up before its G runs,
+ * and the tick would take it at once.
  */
+
+/* A G that ran out of the slice it shared (findrunnable_local): to the
+ * global queue's tail, as the tick's preemption at the slice's end would
+ * have sent it (Go's sysmon: gopreempt_m). */
+static __attribute__((noinline)) void globrunqput_sliceover(struct g *gp)
+{
+	spin_lock_nopreempt(&sched.lock);
+	globrunqput(gp);
+	spin_unlock_nopreempt(&sched.lock);
+	wakep();
+}
+
+/* pp->resumeg back on its P with the rest of its slice, from now: what
+ * ran meanwhile (the woken Gs, the timer callbacks, a slice the 61st-tick
+ * pick started) is not taken from it. Inherits: schedtick stays. */
+static __attribute__((noinline)) struct g *resumeg_take(struct p *pp, uint64_t now)
+{
+	struct g *gp = pp->resumeg;
+	pp->resumeg = NULL;
+	pp->schedwhen = now + pp->resumeleft - slice_ns();
+	pp->resumedwhen = now;	/* execute's runwhen: resume_until */
+	/* A woken G waits in runnext: the tick gives it the core when the
+	 * resumed G's least run is over (preempt.c), not at the slice's end. */
+	if (atomic_loaduintptr(&pp->runnext) != 0) {
+		uint64_t until = now + resume_min_ns(slice_ns());
+		uint64_t d = this_cpu()->timer_deadline_ns;
+		if (d == 0 || d > until)
+			timer_set_deadline(until);
+	}
+	return gp;
+}
+
+/* findrunnable_local's runnext G with its slice used up (see there):
+ * the G to run, or NULL (it went to the global queue). */
+static __attribute__((noinline)) struct g *
+runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
+{
+	if (pp->resumeg) {
+		/* The woken Gs' short slice begins as the first of them runs
+		 * (gosched_common left the slice's start at 0 for this). */
+		*inherit_time = true;
+		if (!pp->resumewoken) {
+			pp->resumewoken = 1;
+			pp->schedwhen = now + resume_min_ns(slice_ns()) - slice_ns();
+			return gp;
+		}
+		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
+		return resumeg_take(pp, now);
+	}
+	if (pp->sliceendtick == pp->schedtick || (runqempty(pp) && globrunqempty()))
+		return gp;
+	globrunqput_sliceover(gp);
+	return NULL;
+}
+
 static inline __attribute__((always_inline)) struct g *
-findrunnable_local(struct m *mp, bool *inherit_time, uint64_t now)
+findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp;
 	struct p *pp = mp->p;
+	uint64_t now = *nowp;
 	*inherit_time = false;
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
 	 * cores the watchdog found stuck (g0_periodic). */
-	if (__builtin_expect(now >= atomic_load64(&sched.g0work_due), 0))
+	if (__builtin_expect(now >= atomic_load64(&sched.g0work_due), 0)) {
 		g0_periodic(now);
+		*nowp = now = nanotime();
+	}
 	uint64_t when0 = atomic_load64(&pp->timers.when0);
-	bool timer_readied = when0 != 0 && when0 <= now &&
-			     timers_run(pp, now) != 0 &&
-			     atomic_loaduintptr(&pp->runnext) != 0;
-	if (timer_readied)
+	bool timer_readied = false;
+	if (when0 != 0 && when0 <= now && timers_run(pp, now) != 0) {
+		*nowp = now = nanotime();	/* after the callbacks */
 		pp->timerg = atomic_loaduintptr(&pp->runnext);
+		timer_readied = pp->timerg != 0;
+	}
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
 	if (netpoll_pending() && netpoll_overdue(now)) {
@@ -764,17 +841,16 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t now)
 	}
 
 	/*
-	 * Fairness: now and then the global queue before the local one --
-	 * but not right after a due timer readied a G into runnext. The
-	 * tick preempted the running G for that timer, so the global queue
-	 * holds that very G; taking it would start a whole slice and leave
-	 * the timer's G waiting behind it (1 wake-up in 61 a slice late).
-	 * Go never preempts for a timer and does not meet this. Nothing is
-	 * lost: the runnext G inherits the slice, schedtick does not move,
-	 * and the next round makes the pick.
+	 * Fairness: now and then the global queue before the local one, so
+	 * that Gs respawning each other there cannot starve it. Not while a
+	 * G a wake-up took the core for waits its turn (resumeg), nor when
+	 * the tick has just ended the slice for a due timer, whose G is in
+	 * runnext: the pick would start a whole slice ahead of it (in the
+	 * second case the G it ended, at the global queue's head when the
+	 * queue held nothing else). The next 61st tick makes the pick.
 	 */
-	if (!timer_readied && pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 &&
-	    !globrunqempty()) {
+	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty() &&
+	    !pp->resumeg && !(timer_readied && pp->sliceendtick == pp->schedtick)) {
 		spin_lock_nopreempt(&sched.lock);
 		gp = globrunqget();
 		spin_unlock_nopreempt(&sched.lock);
@@ -784,32 +860,46 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t now)
 		}
 	}
 
-	/* Local run queue: runnext, then the ring. A runnext chain
-	 * shares one slice; the tick preempts it when that is used up. */
-	gp = runqget(pp, inherit_time);
-	if (gp && *inherit_time &&
-	    now - pp->schedwhen >= slice_ns()) {
-		/*
-		 * Nothing is left of the slice this chain shares: the tick
-		 * has just preempted its last G (or is about to). Often
-		 * that G was switched at the safe point that ends goready
-		 * or go, right after it filled runnext; inheriting would
-		 * then carry the chain on forever without a schedtick,
-		 * and the 61st-tick check would never run the global
-		 * queue. So the chain's next G starts a new slice, behind
-		 * the ring.
-		 */
-		*inherit_time = false;
-		if (!runqempty(pp)) {
-			runqput(pp, gp, false);
-			gp = runqget(pp, inherit_time);
-		}
-	}
+	/*
+	 * A runnext chain shares one slice. Found used up, either it ended
+	 * before (the tick preempted its G, or the P was idle) and this G is
+	 * the next one: it starts a slice of its own (a timer's G after a
+	 * CPU-bound one's slice, say, must not wait behind the whole ring).
+	 * Or the chain ran past its end without the tick catching one of its
+	 * Gs running (each parked and readied the next first: a G sleeping
+	 * 1 ns in a loop, a ping-pong pair): the G goes to the global
+	 * queue's tail, as Go's sysmon would have preempted the chain, and
+	 * the Gs behind it get their turn. Starting it a new slice instead
+	 * would carry such a chain on for good while the global queue waits.
+	 * With nothing waiting (the ring and the global queue empty) it does
+	 * start one here: the global queue would only hand it back, or split
+	 * a pair across two Ps.
+	 *
+	 * A G preempted for a wake-up (resumeg) comes back after the woken
+	 * Gs in runnext, which share a slice of a resumed G's least run
+	 * (gosched_common), and before them once that is over: Gs that park
+	 * and are due again by then (a storm of short sleeps) would
+	 * otherwise pass the core among themselves to the end of its slice.
+	 */
+	gp = runnext_get(pp);
 	if (gp) {
-		if (*inherit_time)
+		if (__builtin_expect(now - pp->schedwhen < slice_ns(), 1)) {
+			*inherit_time = true;
 			pp->nrunnext++;
-		return gp;
+			return gp;
+		}
+		gp = runnext_sliceover(pp, gp, inherit_time, now);
+		if (gp)
+			return gp;
 	}
+	if (__builtin_expect(pp->resumeg != NULL, 0)) {
+		*inherit_time = true;
+		return resumeg_take(pp, now);
+	}
+
+	gp = runqget_ring(pp);
+	if (gp)
+		return gp;
 
 	/* Global run queue, a batch. */
 	if (!globrunqempty()) {
@@ -835,7 +925,7 @@ findrunnable_slow(struct m *mp, bool *inherit_time, uint64_t *nowp)
 
 top:
 	*nowp = nanotime();
-	gp = findrunnable_local(mp, inherit_time, *nowp);
+	gp = findrunnable_local(mp, inherit_time, nowp);
 	if (gp)
 		return gp;
 	pp = mp->p;
@@ -876,6 +966,7 @@ first:
 		if (atomic_load32(&allp[i]->status) != _Pidle)
 			busy |= 1ull << i;
 
+	sched_race(SCHED_RACE_DROP_P);
 	spin_lock_nopreempt(&sched.lock);
 	if (sched.runq.size != 0) {
 		gp = globrunqget_batch_locked(pp);
@@ -962,7 +1053,7 @@ first:
 static inline __attribute__((always_inline)) struct g *
 findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
-	struct g *gp = findrunnable_local(mp, inherit_time, *nowp);
+	struct g *gp = findrunnable_local(mp, inherit_time, nowp);
 	if (__builtin_expect(gp != NULL, 1))
 		return gp;
 	/* Copies whose addresses go out of line: the caller's own stay in
@@ -1005,9 +1096,11 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	/* A G a due timer readied into runnext in this round must run
-	 * before any other G starts here (unless a thief took it). */
+	 * before any other G starts a slice here (unless a thief took it).
+	 * A G resuming its slice (resumeg) may come first, for at most
+	 * resume_min_ns: the tick then gives the core to runnext. */
 	if (__builtin_expect(pp->timerg != 0, 0)) {
-		if (pp->timerg != (uintptr_t)gp &&
+		if (!inherit_time && pp->timerg != (uintptr_t)gp &&
 		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
 			pp->ntimerbypass++;
 		pp->timerg = 0;
@@ -1116,7 +1209,7 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
 	/* Local work first: the common reason not to apply, decided before
 	 * the clock read (schedule_m then reads it once). */
 	if (atomic_loaduintptr(&pp->runnext) != 0 ||
-	    atomic_load32(&pp->runqhead) != pp->runqtail)
+	    atomic_load32(&pp->runqhead) != pp->runqtail || pp->resumeg)
 		return;
 	uint64_t now = nanotime();
 	uint64_t when0 = atomic_load64(&pp->timers.when0);
@@ -1158,6 +1251,15 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
  * Go's gosched_m is goschedImpl(gp, false) and gopreempt_m (the tick's
  * preemption, sched/preempt.c) goschedImpl(gp, true).
  *
+ * Preempted for a wake-up (gp->preempt == preemptWake: a due timer, or
+ * netpoll_kick's device), with slice left: gmk's own preemption, which Go
+ * does not make (it runs such Gs when the slice ends). gp keeps the rest
+ * of its slice on this P (resumeg) and resumes as soon as the woken G
+ * has run. Sent to the global tail instead, a CPU-bound G would lose its
+ * turn at every due timer, and under a storm of short sleeps get next to
+ * nothing of its P, where Go gives it whole slices. Preempted at the
+ * slice's end: Go's gopreempt_m.
+ *
  * Preempted: Gs that devices readied run next on this P (Go's sysmon
  * injects them when nobody polled for 10 ms; gmk has no sysmon, and the
  * preemption is the tick's, sysmon's retake, or netpoll_kick's, which
@@ -1170,23 +1272,40 @@ static inline __attribute__((always_inline, noreturn)) void
 gosched_common(struct g *gp, bool preempted)
 {
 	struct m *mp = getm();
+	struct p *pp = mp->p;
 	if (preempted)
-		schedfp(mp->p, gp, SCHEDFP_PREEMPT);
+		schedfp(pp, gp, SCHEDFP_PREEMPT);
 	else
 		traceGoSched(gp);
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	if (!preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
-	spin_lock_nopreempt(&sched.lock);	/* on g0 */
-	globrunqput(gp);
-	spin_unlock_nopreempt(&sched.lock);
+	uint64_t now, slice;
+	if (preempted && gp->preempt == preemptWake && !pp->resumeg &&
+	    (now = nanotime()) - pp->schedwhen < (slice = slice_ns())) {
+		pp->resumeg = gp;	/* the woken G first: findrunnable */
+		pp->resumeat = now;
+		pp->resumeleft = pp->schedwhen + slice - now;
+		/* The woken Gs share a slice of a resumed G's least run
+		 * (findrunnable gives gp back the core after it), from when the
+		 * first of them runs: until then the slice is over, which sends
+		 * that G through runnext_sliceover to start it. */
+		pp->resumewoken = 0;
+		pp->schedwhen = 0;
+	} else {
+		spin_lock_nopreempt(&sched.lock);	/* on g0 */
+		globrunqput(gp);
+		spin_unlock_nopreempt(&sched.lock);
+		if (preempted)
+			pp->sliceendtick = pp->schedtick;	/* this slice ended */
+		wakep();
+	}
 	if (preempted && netpoll_pending()) {
 		struct gqueue q = { 0 };
 		netpoll(&q);
-		injectglist(mp->p, &q, true);
+		injectglist(pp, &q, true);
 	}
-	wakep();
 	schedule_m(mp);
 }
 

@@ -43,6 +43,17 @@ enum {
 	_Prunning,	/* owned by an M that runs Gs or the scheduler */
 };
 
+/*
+ * Why the tick (or a device's interrupt) asks a G to leave its core
+ * (g->preempt; 0: no request). preemptSlice: its slice is used up, and
+ * it goes to the global queue (Go's gopreempt_m). preemptWake: a due
+ * timer or a device readied a G that must run now, which Go would leave
+ * until the slice's end (Go does not preempt for them): the preempted G
+ * keeps the rest of its slice and resumes once the woken G has run
+ * (p->resumeg).
+ */
+enum { preemptSlice = 1, preemptWake = 2 };
+
 /* Why a G is parked (g->waitreason); printed by checkdead and traces. */
 enum waitreason {
 	waitReasonZero = 0,
@@ -90,7 +101,7 @@ struct g {
 		 * last G (sched/gproc.c, gfput). */
 		struct g *gfreelast;
 	};
-	volatile uint32_t preempt;	/* preemption requested (the tick) */
+	volatile uint32_t preempt;	/* preemption requested, and why: preempt* */
 	uint32_t stack_bytes;		/* requested usable stack size */
 };
 
@@ -154,6 +165,21 @@ struct p {
 	 * the owning core's tick compares. Owner core only. */
 	uint64_t schedwhen;		/* nanotime the current slice began */
 	uint64_t runwhen;		/* nanotime the running G was switched in */
+	/* The G preempted for a wake-up (preemptWake): it resumes the rest
+	 * of its slice, resumeleft, after the woken G in runnext, before the
+	 * ring and the global queue (findrunnable); what ran meanwhile, from
+	 * resumeat on, is not taken from it. Owner only; thieves do not see
+	 * it. */
+	struct g *resumeg;
+	uint64_t resumeat;
+	uint64_t resumeleft;
+	uint32_t resumewoken;		/* a woken G has run since resumeat */
+	uint64_t resumedwhen;		/* the resumed G's switch stamp (runwhen) */
+	/* schedtick of the last slice that ended before its G's time was
+	 * up: the tick preempted it (gosched_common), or the P went idle
+	 * (acquirep). A G found in runnext with that slice used up is the
+	 * next G, and starts its own slice (findrunnable). Owner only. */
+	uint32_t sliceendtick;
 
 	/* Timers whose callbacks run on this P (sched/timer.c). */
 	struct timers timers;
@@ -174,8 +200,7 @@ struct p {
 	uint64_t fphash;
 	uint64_t fpevents[3];		/* by enum schedfp_event */
 	/* A G that a due timer readied into runnext (findrunnable), and how
-	 * often another G started on this P before it (a latency test's
-	 * diagnosis: a due timer's G should not wait behind others). */
+	 * often another G started a slice on this P before it. */
 	uintptr_t timerg;
 	uint64_t ntimerbypass;
 } __cacheline_aligned;

@@ -86,26 +86,23 @@ static inline void runqputbatch(struct p *pp, struct gqueue *q)
 		runqputchain(pp, q->head, q->tail, q->size);
 	*q = (struct gqueue){ 0 };
 }
-/*
- * runqget takes a G from pp's local queue: runnext first, then the head.
- * *inherit_time (if not NULL) says whether the G should inherit the rest of
- * the current time slice (runnext) or start a new one. Owner only. Inline:
- * findrunnable's common case.
- */
-SCHED_INLINE struct g *runqget(struct p *pp, bool *inherit_time)
+/* runqget's first half: the G in pp's runnext, taken, or NULL. Owner
+ * only (a thief's take is runqgrab's). */
+SCHED_INLINE struct g *runnext_get(struct p *pp)
 {
 	/* A plain read in Go; a load-acquire here so that the C memory model
 	 * (and TSAN) agree it races only with other atomics. */
 	uintptr_t next = atomic_loaduintptr(&pp->runnext);
 	/* If runnext is nonzero and the CAS fails, a thief took it; runnext
 	 * can only become nonzero again through the owner, which is us. */
-	if (next != 0 && atomic_casuintptr(&pp->runnext, next, 0)) {
-		if (inherit_time)
-			*inherit_time = true;
+	if (next != 0 && atomic_casuintptr(&pp->runnext, next, 0))
 		return (struct g *)next;
-	}
-	if (inherit_time)
-		*inherit_time = false;
+	return NULL;
+}
+/* runqget's second half: the G at the head of pp's ring, or NULL. Owner
+ * only. */
+SCHED_INLINE struct g *runqget_ring(struct p *pp)
+{
 	for (;;) {
 		/* load-acquire, synchronize with other consumers */
 		uint32_t h = atomic_load32(&pp->runqhead);
@@ -119,6 +116,19 @@ SCHED_INLINE struct g *runqget(struct p *pp, bool *inherit_time)
 		if (atomic_casrel32(&pp->runqhead, h, h + 1))
 			return gp;
 	}
+}
+/*
+ * runqget takes a G from pp's local queue: runnext first, then the head.
+ * *inherit_time (if not NULL) says whether the G should inherit the rest of
+ * the current time slice (runnext) or start a new one. Owner only. Inline:
+ * findrunnable's common case.
+ */
+SCHED_INLINE struct g *runqget(struct p *pp, bool *inherit_time)
+{
+	struct g *gp = runnext_get(pp);
+	if (inherit_time)
+		*inherit_time = gp != NULL;
+	return gp ? gp : runqget_ring(pp);
 }
 void runqdrain(struct p *pp, struct gqueue *out);		/* owner */
 uint32_t runqgrab(struct p *pp, struct g **batch, uint32_t batch_head,

@@ -31,12 +31,15 @@ static inline struct m *getm(void) { return getg()->m; }
 /* proc.c */
 SCHED_HOT __attribute__((noreturn)) void schedule(void);
 SCHED_HOT __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
-void wakep_idle(void);		/* wakep's slow path: a P is idle */
+void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
 /*
- * wakep: start a spinning M if a P is idle; after putting a G on a run
- * queue (sched/proc.c). Inline: every goready, go and gosched calls it.
+ * wakep: start a spinning M if none spins, or have the next M that would
+ * give up its P spin instead; after putting a G on a run queue, and when
+ * a spinner finds work (resetspinning). sched/proc.c. Inline: every
+ * goready, go and gosched calls it (Go calls wakep unconditionally in
+ * ready, newproc, goschedImpl and resetspinning, as gmk does).
  */
-static inline void wakep(void)
+static inline __attribute__((always_inline)) void wakep(void)
 {
 	/*
 	 * StoreLoad: the caller's submission (a run queue's tail or the
@@ -46,12 +49,25 @@ static inline void wakep(void)
 	 * atomic.Store being XCHG on amd64.
 	 */
 	smp_mb();
-	/* No idle P: nobody to start (Go 1.19's first check; newer Go makes
-	 * it in the callers). Two plain loads, where the CAS and sched.lock
-	 * below cost every goready, go and gosched at full load. A P that
-	 * goes idle just after this load misses the G, which is on our own
-	 * queue and runs here: later, never lost. */
-	if (atomic_load32(&sched.npidle) == 0)
+	/*
+	 * No P idle, and a spinner already asked for (first: the common case
+	 * at full load): Go's slow path (wakep_idle) would take sched.lock
+	 * only to find no P and set needspinning again, at every goready, go
+	 * and gosched. An M about to give up its P reads needspinning under
+	 * sched.lock and spins instead (findrunnable), so our G is not left
+	 * beside a P gone idle. Only the flag spares the lock: with no P
+	 * idle and the flag clear, the slow path must set it under the lock
+	 * (a P going idle just after a lone npidle load would miss the G,
+	 * for up to a slice: a spinner that found two Gs and kept one, say).
+	 * The flag is cleared only by an M that starts spinning, once it
+	 * counts itself in nmspinning: a spinner that started after these
+	 * loads sees our G in its search.
+	 */
+	if (atomic_load32(&sched.npidle) == 0 && atomic_load32(&sched.needspinning) != 0)
+		return;
+	/* A spinner will find the G, or the last one to stop rechecks every
+	 * queue (the delicate dance): Go's first test. */
+	if (atomic_load32(&sched.nmspinning) != 0)
 		return;
 	wakep_idle();
 }
@@ -145,14 +161,41 @@ static inline uint64_t slice_ns(void)
 {
 	return atomic_load64(&slice_cur_ns);
 }
+/*
+ * A G back on its P after a wake-up took the core (p->resumeg) runs at
+ * least resume_min_ns before the next due timer may take it again, and
+ * the woken Gs share as long before it. Go lets timers wait for the
+ * slice's end; gmk takes the core for them at once, which a storm of them
+ * (hundreds of Gs sleeping a few microseconds) would turn into a switch
+ * for each, leaving the CPU-bound G next to nothing of its P. Bounded, it
+ * keeps most of it, and the timers' Gs wait at most this long more: a
+ * tenth of the slice, and no more than RESUME_MIN_MAX_NS (a long slice,
+ * set for a test or a batch job, must not hold timers that long).
+ */
+#define RESUME_MIN_DIV		10
+#define RESUME_MIN_MAX_NS	(1 * NSEC_PER_MSEC)
+static inline uint64_t resume_min_ns(uint64_t slice)
+{
+	uint64_t q = slice / RESUME_MIN_DIV;
+	return q < RESUME_MIN_MAX_NS ? q : RESUME_MIN_MAX_NS;
+}
+/* Owner core only: the G resumed is the one running when pp->runwhen is
+ * pp->resumedwhen (its switch's stamp); 0 for any other. */
+static inline uint64_t resume_until(struct p *pp, uint64_t runwhen, uint64_t slice)
+{
+	return runwhen == pp->resumedwhen ? runwhen + resume_min_ns(slice) : 0;
+}
+/* tick_deadline with a timer due before the slice's end (preempt.c):
+ * the timer, not before resume_until. */
+uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice);
 /* This core's tick while it runs a G on pp: by the end of the slice or
- * pp's next timer, whichever comes first. */
-static inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
+ * pp's next timer, whichever comes first. Inline: every execute. */
+static inline __attribute__((always_inline)) uint64_t tick_deadline(struct p *pp, uint64_t slice)
 {
 	uint64_t next = pp->schedwhen + slice;
 	uint64_t w = atomic_load64(&pp->timers.when0);
 	if (w && w < next)
-		next = w;
+		next = tick_deadline_timer(pp, w, next, slice);
 	return next;
 }
 /* execute, on g0: make sure core c's timer fires by the end of the new
@@ -197,6 +240,28 @@ static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event 
 {
 	if (__builtin_expect(sched_hooks != 0, 0))
 		sched_hook(pp, gp, ev);
+}
+
+/*
+ * Tests only: sched_race_hook, when set, runs at these points of the
+ * wake-up paths, where a test holds one side of a race so that another
+ * core's step comes in between (tests/sched_wakeup.c). NULL otherwise:
+ * one load and a branch, at places off the switch's fast path.
+ */
+enum sched_race_point {
+	SCHED_RACE_NETPOLL_READIED,	/* netpollready: G on the ready list, not yet out of nwaiters */
+	SCHED_RACE_DROP_P,		/* findrunnable: about to give up the P (sched.lock not held) */
+	SCHED_RACE_SPINNER_WOKE,	/* resetspinning: a spinner found work and ran wakep */
+};
+extern void (*sched_race_hook)(enum sched_race_point pt);
+static inline void sched_race(enum sched_race_point pt)
+{
+	/* load-acquire: pairs with the test's store-release of the hook and
+	 * of what it reads */
+	void (*h)(enum sched_race_point) = (void (*)(enum sched_race_point))
+		atomic_loaduintptr((volatile uintptr_t *)&sched_race_hook);
+	if (__builtin_expect(h != NULL, 0))
+		h(pt);
 }
 
 /* trace.c */

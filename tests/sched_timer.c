@@ -14,13 +14,15 @@
 
 /*
  * Every P busy with a spinner, one G sleeping 1 ms again and again. The
- * tick preempts the sleeper's P's spinner for the timer (the spinner goes
- * to the global queue); the fairness pick, every 61st schedtick, must not
- * then take that spinner back for a whole new slice while the woken G
- * waits in runnext. The scheduler counts exactly that (struct p's
- * ntimerbypass: another G started on a P while the G a due timer had just
- * readied waited in its runnext), and it must not happen. 150 sleeps give
- * about two fairness picks on the sleeper's P (one schedtick per sleep).
+ * tick preempts the sleeper's P's spinner for the timer, and the woken G
+ * must run before any other G starts on that P: the fairness pick, every
+ * 61st schedtick, must not take the global queue's head (a spinner
+ * preempted before) for a whole new slice while the woken G waits in
+ * runnext. The scheduler counts exactly that (struct p's ntimerbypass:
+ * another G started on a P while the G a due timer had just readied
+ * waited in its runnext), and it must not happen. 150 sleeps give about
+ * two fairness picks on the sleeper's P (one schedtick per sleep); each
+ * wake-up preempts a spinner (the scenario happened).
  * The lateness is printed, not asserted: under QEMU's round-robin TCG (more
  * vCPUs than host cores) a spinning vCPU keeps the emulator for up to
  * 100 ms, and the sleeper's core cannot take its timer meanwhile.
@@ -52,19 +54,22 @@ TEST(sched_timer_wakeup_is_not_held_a_slice_by_the_fairness_pick)
 	wake_late_max = wake_late_sum = 0;
 	spinners_begin(&wake_spinners, np);
 	uint64_t by0 = SUM_P(ntimerbypass), glob0 = SUM_P(nglobget);
+	uint64_t pre0 = SUM_P(npreempt) + SUM_P(npreemptsafe);
 	waitgroup_add(&wake_wg, 1);
 	go(wake_sleeper, NULL);
 	waitgroup_wait(&wake_wg);
 	uint64_t bypass = SUM_P(ntimerbypass) - by0;
 	uint64_t glob = SUM_P(nglobget) - glob0;
+	uint64_t pre = SUM_P(npreempt) + SUM_P(npreemptsafe) - pre0;
 	spinners_end(&wake_spinners);
 	printf("# %u sleeps of 1 ms beside %u spinners: mean %llu us late, worst "
-	       "%llu us; %llu Gs from the global queue; a timer's G passed over "
-	       "%llu times\n", WAKE_SLEEPS, np,
+	       "%llu us; %llu preemptions, %llu Gs from the global queue; a "
+	       "timer's G passed over %llu times\n", WAKE_SLEEPS, np,
 	       (unsigned long long)(wake_late_sum / WAKE_SLEEPS / NSEC_PER_USEC),
 	       (unsigned long long)(wake_late_max / NSEC_PER_USEC),
-	       (unsigned long long)glob, (unsigned long long)bypass);
-	EXPECT_GE(glob, WAKE_SLEEPS / 2);	/* the scenario happened */
+	       (unsigned long long)pre, (unsigned long long)glob,
+	       (unsigned long long)bypass);
+	EXPECT_GE(pre, WAKE_SLEEPS / 2);	/* the scenario happened */
 	EXPECT_EQ(bypass, 0);
 }
 

@@ -15,7 +15,8 @@
  *   load   LDAR: acquire. Later accesses cannot move before it.
  *   store  STLR: release. Earlier accesses cannot move after it. An STLR
  *          followed by an LDAR is not reordered either (RCsc), which makes
- *          loads/stores/RMWs sequentially consistent among themselves.
+ *          loads/stores/RMWs sequentially consistent among themselves:
+ *          storesc (Go's Store) is the same STLR.
  *   cas, xadd, xchg, or32, and32
  *          LDAXR/STLXR loop then DMB ISH: a full barrier, for plain
  *          accesses on both sides too (the acquire/release pair alone lets
@@ -49,6 +50,12 @@
 	{                                                                     \
 		asm volatile("stlr %" W "1, %0"                               \
 			     : "=Q"(*p) : "r"(v) : "memory");                 \
+	}                                                                     \
+	/* seq-cst store (Go's Store): STLR already, as Go's on arm64: a     \
+	 * later LDAR does not pass it (RCsc) */                              \
+	static inline void atomic_storesc##sfx(volatile T *p, T v)           \
+	{                                                                     \
+		atomic_store##sfx(p, v);                                      \
 	}                                                                     \
 	/* seq-cst on success (full barrier), acquire on failure */           \
 	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)     \

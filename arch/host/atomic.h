@@ -21,6 +21,8 @@
 	{ return (T)__atomic_load_n(p, __ATOMIC_ACQUIRE); }                    \
 	static inline void atomic_store##sfx(volatile T *p, T v)              \
 	{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }                          \
+	static inline void atomic_storesc##sfx(volatile T *p, T v)            \
+	{ __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }                          \
 	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)      \
 	{ return __atomic_compare_exchange_n(p, &old, new_, false,             \
 		__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }                         \

@@ -19,7 +19,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +39,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
+#include "kernel/time.h"
 #include "kernel/trap.h"
 
 __thread struct cpu *host_this_cpu;
@@ -270,12 +273,48 @@ static void irq_take_here(unsigned vector)
 	board_irq(&tf);
 }
 
+/* An idle wait that ends this long after its deadline counts as late
+ * (host_core's late_*); only waits for a deadline at least this far off
+ * are watched (two reads of Linux's schedstat each). */
+#define HOST_LATE_NS	(1 * NSEC_PER_MSEC)
+
+/* Linux's run_delay for this thread, ns: time runnable but not running
+ * (/proc/thread-self/schedstat's second field); 0 if unreadable. */
+static uint64_t thread_run_delay_ns(struct host_core *h)
+{
+	char buf[96];
+
+	if (h->schedstat_fd <= 0)	/* not opened (0: a core not started) */
+		return 0;
+	ssize_t n = pread(h->schedstat_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strchr(buf, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+void host_idle_lateness(uint64_t *waits, uint64_t *late_ns, uint64_t *runq_ns)
+{
+	*waits = *late_ns = *runq_ns = 0;
+	for (unsigned i = 0; i < ncpus; i++) {
+		*waits += atomic_load64(&host_cores[i].late_waits);
+		*late_ns += atomic_load64(&host_cores[i].late_ns);
+		*runq_ns += atomic_load64(&host_cores[i].late_runq_ns);
+	}
+}
+
 void arch_wait_for_interrupt(void)
 {
 	struct cpu *c = this_cpu();
 	struct host_core *h = &host_cores[c->id];
 	uint64_t t0 = arch_counter();
 	bool timer = false, ipi = false;
+	/* A deadline far enough off to watch how late the wait ends. */
+	uint64_t dl0 = h->deadline, rd0 = 0;
+	bool watch = dl0 > t0 && counter_to_ns(dl0 - t0) >= HOST_LATE_NS;
+	if (watch)
+		rd0 = thread_run_delay_ns(h);
 
 	atomic_xchg32(&h->sleeping, 1);		/* full barrier: see host_core_kick */
 	for (;;) {
@@ -298,7 +337,13 @@ void arch_wait_for_interrupt(void)
 			break;		/* kicked: an IPI (looked at below) */
 	}
 	atomic_store32(&h->sleeping, 0);
-	(void)t0;
+	uint64_t t1 = arch_counter();
+	if (watch && t1 > dl0 && counter_to_ns(t1 - dl0) > HOST_LATE_NS) {
+		/* Single writer (this thread): store-release for the reader. */
+		atomic_store64(&h->late_waits, h->late_waits + 1);
+		atomic_store64(&h->late_ns, h->late_ns + counter_to_ns(t1 - dl0));
+		atomic_store64(&h->late_runq_ns, h->late_runq_ns + (thread_run_delay_ns(h) - rd0));
+	}
 	uint32_t p = __atomic_exchange_n(&host_irq_pending, 0, __ATOMIC_RELAXED);
 	uint64_t dl = h->deadline;
 	if ((p & HOST_IRQ_TIMER) || (dl && arch_counter() >= dl)) {
@@ -427,6 +472,7 @@ void arch_cpu_init(struct cpu *c)
 
 	arch_set_this_cpu(c);
 	h->tid = gettid_();
+	h->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	/* The interrupt stack: every handler runs there (SA_ONSTACK), so a
 	 * G's small stack never holds a signal frame and a stack overflow
 	 * can still be reported. */

@@ -33,6 +33,12 @@ struct host_core {
 	void *timer;			/* the POSIX timer (timer_t), board.c */
 	bool timer_ok;
 	void *san_g0_fiber;		/* sanitizer builds: the thread's own fiber */
+	/* Idle waits for a deadline that ended more than HOST_LATE_NS after
+	 * it: how many, how late in all, and how much of that Linux kept the
+	 * thread runnable but not running (its run_delay): the host's share.
+	 * Written by the core's own thread (arch_wait_for_interrupt). */
+	int schedstat_fd;		/* /proc/thread-self/schedstat, or -1 */
+	volatile uint64_t late_waits, late_ns, late_runq_ns;
 };
 extern struct host_core host_cores[];
 
@@ -52,6 +58,11 @@ struct timespec;
 void host_counter_timespec(uint64_t deadline, struct timespec *ts);
 
 void host_signals_init(void);
+/* The idle waits' lateness over every core (struct host_core's late_*):
+ * how many ended late, by how much in all, and Linux's run_delay (the
+ * thread runnable, not run) over them. A wait late with no run_delay to
+ * match is not the host's scheduling. */
+void host_idle_lateness(uint64_t *waits, uint64_t *late_ns, uint64_t *runq_ns);
 /* boards/hosted/board.c: boot with these arguments (never returns). */
 int hosted_main(int argc, char **argv);
 void host_core_kick(unsigned id);

@@ -8,7 +8,8 @@
  * ("memory" clobber) that keeps the compiler from moving other accesses
  * across them. Every `lock`-prefixed instruction and xchg with memory is a
  * full barrier, which gives cas/xadd/xchg/or/and sequential consistency.
- * Only smp_mb needs an instruction of its own (store->load ordering).
+ * Only smp_mb and atomic_storesc need an instruction for it (store->load
+ * ordering: xchg for the store, as Go's atomic.Store on amd64).
  */
 #ifndef GMK_ARCH_X86_64_ATOMIC_H
 #define GMK_ARCH_X86_64_ATOMIC_H
@@ -49,6 +50,12 @@
 	{                                                                      \
 		asm volatile("xchg" w " %0, %1" : "+r"(v), "+m"(*p) : : "memory"); \
 		return v;                                                      \
+	}                                                                      \
+	/* seq-cst store (Go's Store): xchg, as Go's on amd64, so that no     \
+	 * later load passes it (a mov may wait in the store buffer) */        \
+	static inline void atomic_storesc##sfx(volatile T *p, T v)            \
+	{                                                                      \
+		asm volatile("xchg" w " %0, %1" : "+r"(v), "+m"(*p) : : "memory"); \
 	}
 
 GMK_X86_ATOMIC_OPS(32, uint32_t, "l")
