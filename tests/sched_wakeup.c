@@ -684,7 +684,10 @@ static struct waitgroup rs_wg;
 static void rs_sleeper(void *arg)
 {
 	(void)arg;
-	sleep_ns(rs_deadline - nanotime());
+	/* A sleeper that starts past the deadline must not sleep for
+	 * "deadline - now" wrapped round: that is past the end of time. */
+	uint64_t now = nanotime();
+	sleep_ns(rs_deadline > now ? rs_deadline - now : 0);
 	atomic_xadd64(&rs_woke, 1);
 	waitgroup_done(&rs_wg);
 }
