@@ -713,14 +713,27 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
  * go_stack / go (Go's newproc): the new G goes to this P's runnext, so it
  * runs soon and on this core's cache (the creator's G will usually block
  * or finish first); the G it displaces keeps its place in the queue. Then
- * wakep, so an idle core comes to steal if there is more to do.
+ * wakep, so an idle core comes to steal if there is more to do. go_copy's
+ * argument is copied into the record (or a kmalloc block, goexit frees
+ * it) before the G can run: copysize is 0 for go and go_stack, and the
+ * copy folds away there.
  */
-uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
+static inline __attribute__((always_inline)) uint64_t
+newproc(void (*fn)(void *), void *arg, long stack_bytes, size_t copysize)
 {
 	/* Preemption off: newproc1's free list and runqput are "this P's",
 	 * used as its owner; a G preempted halfway would resume elsewhere. */
 	preempt_disable();
 	struct g *newg = newproc1_inl(fn, arg, stack_bytes);
+	if (copysize) {
+		void *copy = newg->argbuf;
+		if (copysize > G_ARG_INLINE) {
+			copy = kmalloc(copysize);
+			newg->arg_heap = copy;
+		}
+		memcpy(copy, arg, copysize);
+		newg->arg = copy;
+	}
 	uint64_t id = newg->goid;	/* newg may run and exit at once */
 	struct p *pp = getm()->p;
 	struct g *old = runnext_swap(pp, newg);	/* runqput(pp, newg, true) */
@@ -732,9 +745,28 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
 	return id;
 }
 
+uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
+{
+	return newproc(fn, arg, stack_bytes, 0);
+}
+
 uint64_t go(void (*fn)(void *), void *arg)
 {
-	return go_stack(fn, arg, G_STACK_DEFAULT);
+	return newproc(fn, arg, G_STACK_DEFAULT, 0);
+}
+
+uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes)
+{
+	if (size == 0)
+		return newproc(fn, NULL, stack_bytes, 0);
+	if (!arg)
+		panic("go_copy: nil argument of %zu bytes", size);
+	return newproc(fn, (void *)arg, stack_bytes, size);
+}
+
+uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size)
+{
+	return go_copy_stack(fn, arg, size, G_STACK_DEFAULT);
 }
 
 /*
