@@ -6,7 +6,8 @@
  *   gosched()                        yield
  *   chan_make / chan_send / ...      channels and select (sched/chan.h)
  *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
- *   time_after, time_newtimer        channel timers (sched/timechan.h)
+ *   time_newtimer, time_newticker, time_afterfunc, time_after,
+ *   SELECT_AFTER                     Go's time package (sched/timechan.h)
  *   console_read, poll_wait, ...     devices (sched/console_io.h, netpoll.h)
  *
  * A program is a function registered with PROGRAM(name, "about") and
