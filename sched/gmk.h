@@ -8,6 +8,7 @@
  *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
  *   time_newtimer, time_newticker, time_afterfunc, time_after,
  *   SELECT_AFTER                     Go's time package (sched/timechan.h)
+ *   context_with_cancel, ...         Go's context (sched/context.h)
  *   console_read, poll_wait, ...     devices (sched/console_io.h, netpoll.h)
  *
  * A program is a function registered with PROGRAM(name, "about") and
@@ -21,6 +22,7 @@
 #include "kernel/time.h"
 #include "sched/chan.h"
 #include "sched/console_io.h"
+#include "sched/context.h"
 #include "sched/netpoll.h"
 #include "sched/sched.h"
 #include "sched/sync.h"
