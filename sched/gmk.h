@@ -9,6 +9,8 @@
  *   time_newtimer, time_newticker, time_afterfunc, time_after,
  *   SELECT_AFTER                     Go's time package (sched/timechan.h)
  *   context_with_cancel, ...         Go's context (sched/context.h)
+ *   errgroup_go, errgroup_wait, ...  x/sync/errgroup (sched/errgroup.h)
+ *   semaphore_acquire, ...           x/sync/semaphore (sched/semaphore.h)
  *   console_read, poll_wait, ...     devices (sched/console_io.h, netpoll.h)
  *
  * A program is a function registered with PROGRAM(name, "about") and
@@ -23,8 +25,10 @@
 #include "sched/chan.h"
 #include "sched/console_io.h"
 #include "sched/context.h"
+#include "sched/errgroup.h"
 #include "sched/netpoll.h"
 #include "sched/sched.h"
+#include "sched/semaphore.h"
 #include "sched/sync.h"
 #include "sched/timechan.h"
 
