@@ -7,7 +7,6 @@
  * not two, and no checks that the switch itself has just made true).
  */
 #include "kernel/atomic.h"
-#include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "kernel/spinlock.h"
@@ -63,11 +62,6 @@ void gosched(void)
 
 void goexit(void)
 {
-	struct g *gp = getg();
-	if (gp->arg_heap) {		/* go_copy's, too big for the record */
-		kfree(gp->arg_heap);
-		gp->arg_heap = NULL;
-	}
 	mcall(goexit0);
 	__builtin_unreachable();
 }

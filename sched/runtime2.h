@@ -29,8 +29,8 @@
 _Static_assert((RUNQ_SIZE & (RUNQ_SIZE - 1)) == 0, "RUNQ_SIZE power of two");
 
 /* Bytes of a go_copy argument kept in the G record itself (struct g's
- * argbuf): with arg_heap, a 64-byte line, the record's third. */
-#define G_ARG_INLINE 56u
+ * argbuf): a 64-byte line, the record's third. */
+#define G_ARG_INLINE 64u
 
 /* G status (g->atomicstatus). A zero-filled G is _Gidle. */
 enum {
@@ -97,11 +97,10 @@ struct g {
 	volatile uint32_t preempt;	/* preemption requested (the tick) */
 	uint32_t stack_bytes;		/* requested usable stack size */
 	/* go_copy's copy of the argument (sched/gproc.c), for the G's whole
-	 * life: here up to G_ARG_INLINE bytes, or a bigger one in a kmalloc
-	 * block, arg_heap, that goexit frees. Last, in a line of their own
-	 * (the record's third): the switch path never touches them. */
+	 * life, when it fits. Last, in a line of its own (the record's
+	 * third): the switch path, and a G not made by go_copy, never touch
+	 * it. */
 	_Alignas(16) unsigned char argbuf[G_ARG_INLINE];
-	void *arg_heap;
 };
 
 struct m {
@@ -282,7 +281,7 @@ static inline struct g *glist_pop(struct glist *l)
 
 _Static_assert(offsetof(struct g, argbuf) % 64 == 0 &&
 	       sizeof(struct g) == offsetof(struct g, argbuf) + 64,
-	       "go_copy's copy and arg_heap fill the record's last line");
+	       "go_copy's copy fills the record's last line");
 
 #ifndef GMK_HOSTED
 /* switch.S reaches g->m->g0 by these offsets (kernel/gobuf.h). */

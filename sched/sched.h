@@ -269,7 +269,7 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes);
  * Start fn with a copy of the `size` bytes at arg, made before go_copy
  * returns and living exactly as long as the new G: fn gets a pointer to
  * the copy, so the caller's variable may change or go out of scope at
- * once (Go's `go f(x)` evaluates x then). Up to G_ARG_INLINE (56) bytes
+ * once (Go's `go f(x)` evaluates x then). Up to G_ARG_INLINE (64) bytes
  * the copy is in the G's record and costs no allocation; a bigger one is
  * kmalloc'd and freed when the G exits. size 0 passes NULL.
  *
