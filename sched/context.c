@@ -79,6 +79,7 @@ static struct context *ctx_check(struct context *c, const char *op)
 {
 	if (!c)
 		fatal("%s: nil context", op);
+	/* Relaxed: a check for misuse, not a synchronization. */
 	uint64_t m = __atomic_load_n(&c->magic, __ATOMIC_RELAXED);
 	if (m == CONTEXT_FREED)
 		fatal("%s: use of a freed context", op);
@@ -90,6 +91,7 @@ static struct context *ctx_check(struct context *c, const char *op)
 
 static void ctx_free(struct context *c)
 {
+	/* Relaxed: read only by the misuse checks (ctx_check). */
 	__atomic_store_n(&c->magic, CONTEXT_FREED, __ATOMIC_RELAXED);
 	if (c->timer)
 		time_timer_free(c->timer);	/* stopped, or its function ran */
@@ -174,7 +176,7 @@ static void ctx_link(struct context *c)
 	if (!p)
 		return;			/* the background above: never cancelled */
 	mutex_lock(&p->mu);
-	int err = (int)atomic_load32(&p->err);
+	int err = (int)atomic_load32(&p->err);	/* under p->mu: a plain read would do */
 	if (!err) {
 		c->sibnext = p->children;
 		if (p->children)
@@ -193,9 +195,13 @@ static struct context *ctx_new(struct context *parent, enum ctx_kind kind, const
 		fatal("%s: cannot create context from nil parent", op);
 	ctx_check(parent, op);
 	if (parent->kind != CTX_BACKGROUND) {
+		/* load-acquire: a misuse check; the caller's reference
+		 * keeps refs above 0 if it is used as it should be. */
 		if (atomic_load32(&parent->refs) == 0)
 			fatal("%s: the parent context was released", op);
-		atomic_xadd32(&parent->holds, 1);	/* until c is freed */
+		/* Full barrier (xadd); the caller's reference keeps holds
+		 * above 0 meanwhile. Dropped when c is freed. */
+		atomic_xadd32(&parent->holds, 1);
 	}
 	struct context *c = kmalloc(sizeof *c);
 	c->magic = CONTEXT_LIVE;
@@ -253,7 +259,8 @@ struct context *context_with_deadline(struct context *parent, uint64_t when)
 		return c;		/* past the end of time: never */
 	mutex_lock(&c->mu);
 	if (!c->err) {			/* not born cancelled */
-		atomic_xadd32(&c->holds, 1);	/* the timer's */
+		/* The timer's, before it can fire (full barrier). */
+		atomic_xadd32(&c->holds, 1);
 		/* Not before `when`: the timer adds ns to a later now. */
 		c->timer = time_afterfunc(when - now, ctx_deadline_fn, c);
 	}
@@ -284,7 +291,7 @@ void context_cancel(struct context *ctx)
 	if (ctx->kind == CTX_VALUE)
 		fatal("context_cancel: a context from context_with_value has no cancel "
 		      "(cancel the one it was made from)");
-	if (atomic_load32(&ctx->refs) == 0)
+	if (atomic_load32(&ctx->refs) == 0)	/* a misuse check */
 		fatal("context_cancel: the context was released");
 	ctx_cancel(ctx, true, CONTEXT_CANCELED);
 }
@@ -327,6 +334,7 @@ struct context *context_retain(struct context *ctx)
 	ctx_check(ctx, "context_retain");
 	if (ctx->kind == CTX_BACKGROUND)
 		return ctx;
+	/* Full barrier (xadd); from 0 it was released: a misuse. */
 	if (atomic_xadd32(&ctx->refs, 1) == 1)
 		fatal("context_retain: the context was released");
 	return ctx;
@@ -337,6 +345,7 @@ void context_release(struct context *ctx)
 	ctx_check(ctx, "context_release");
 	if (ctx->kind == CTX_BACKGROUND)
 		return;
+	/* Full barrier (xadd): the one that takes refs to 0 cancels. */
 	uint32_t r = atomic_xadd32(&ctx->refs, -1);
 	if ((int32_t)r < 0)
 		fatal("context_release: released more often than retained");

@@ -38,6 +38,7 @@ void errgroup_set_limit(struct errgroup *g, int32_t n)
 	}
 	g->limited = n >= 0;
 	g->limit = n;
+	/* store-release: before any errgroup_go that follows takes one */
 	atomic_store32(&g->slots, n >= 0 ? (uint32_t)n : 0);
 }
 
@@ -79,9 +80,10 @@ bool errgroup_trygo(struct errgroup *g, int (*fn)(void *), void *arg)
 	/* A slot if one is free, as semacquire takes one (a CAS from a
 	 * count above 0), without waiting. */
 	while (g->limited) {
-		uint32_t v = atomic_load32(&g->slots);
+		uint32_t v = atomic_load32(&g->slots);	/* load-acquire */
 		if (v == 0)
 			return false;
+		/* seq-cst CAS, as semacquire's cansemacquire */
 		if (atomic_cas32(&g->slots, v, v - 1))
 			break;
 	}

@@ -71,6 +71,7 @@ static bool ring_pushhead(struct poollocal *l, void *x)
 static void *ring_pophead(struct poollocal *l)
 {
 	for (;;) {
+		/* load-acquire: synchronize with consumers' CAS */
 		uint64_t ht = atomic_load64(&l->headtail);
 		uint32_t head = (uint32_t)(ht >> 32), tail = (uint32_t)ht;
 		if (head == tail)
@@ -91,6 +92,7 @@ static void *ring_pophead(struct poollocal *l)
 static void *ring_poptail(struct poollocal *l)
 {
 	for (;;) {
+		/* load-acquire: synchronize with the owner's push */
 		uint64_t ht = atomic_load64(&l->headtail);
 		uint32_t head = (uint32_t)(ht >> 32), tail = (uint32_t)ht;
 		if (head == tail)
@@ -162,6 +164,7 @@ void *pool_get(struct pool *p)
 	struct poollocal *l = pool_pin(p, local, &pid);
 	void *x = NULL;
 	if (l) {
+		/* Full barrier (xchg): pool_drain may take it at once. */
 		x = (void *)atomic_xchguintptr(&l->private, 0);
 		if (!x)
 			x = ring_pophead(l);
@@ -183,6 +186,7 @@ void pool_put(struct pool *p, void *x)
 	uint32_t pid;
 	preempt_disable();
 	struct poollocal *l = pool_pin(p, local, &pid);
+	/* seq-cst CAS on the private slot: pool_drain may be emptying it. */
 	bool kept = l && (atomic_casuintptr(&l->private, 0, (uintptr_t)x) || ring_pushhead(l, x));
 	preempt_enable();
 	if (!kept)
@@ -196,6 +200,7 @@ void pool_drain(struct pool *p)
 	if (!local)
 		return;
 	for (uint32_t i = 0; i < p->nlocal; i++) {
+		/* Full barrier (xchg) against the owner's get and put. */
 		void *x = (void *)atomic_xchguintptr(&local[i].private, 0);
 		if (x)
 			pool_free_obj(p, x);

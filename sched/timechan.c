@@ -69,6 +69,8 @@ static void *tc_block(struct timechan *tc)
  * hands the freed memory out again. */
 static struct timechan *tc_get(struct timechan *tc, const char *op, const char *what)
 {
+	/* Relaxed: a check for misuse; the owner's own free is ordered
+	 * before its later calls by program order. */
 	uint64_t m = __atomic_load_n(&tc->magic, __ATOMIC_RELAXED);
 	if (m == TIMECHAN_FREED)
 		fatal("%s: use of a freed %s", op, what);
@@ -96,7 +98,9 @@ static bool tc_pending(struct timechan *tc)
  * to the heap. */
 static void tc_start_locked(struct timechan *tc, uint64_t when)
 {
-	atomic_xadd32(&tc->refs, 1);	/* before the heap can fire it */
+	/* Full barrier (xadd), before timer_start: a firing that drops
+	 * this reference cannot come first. */
+	atomic_xadd32(&tc->refs, 1);
 	tc->armed = true;
 	timer_start(&tc->t, when);
 }
@@ -111,7 +115,7 @@ static bool tc_stop_locked(struct timechan *tc)
 	if (timer_stop(&tc->t)) {
 		tc->armed = false;
 		/* The start's reference, back from the heap; the owner's
-		 * is still held, so it is not the last. */
+		 * is still held, so it is not the last (full barrier). */
 		atomic_xadd32(&tc->refs, -1);
 		return true;
 	}
@@ -227,6 +231,7 @@ static void tc_free(struct timechan *tc)
 {
 	spin_lock(&tc->sendlock);
 	tc_stop_locked(tc);
+	/* Relaxed: read only by the misuse checks (tc_get). */
 	__atomic_store_n(&tc->magic, TIMECHAN_FREED, __ATOMIC_RELAXED);
 	chan_t c = tc->c;
 	spin_unlock(&tc->sendlock);
