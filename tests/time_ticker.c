@@ -94,6 +94,9 @@ TEST(time_ticker_reset_changes_the_period)
 	EXPECT_EQ(chan_len(tk->C), 0);
 	time_ticker_reset(tk, TK_PERIOD);	/* a stopped ticker starts again */
 	ASSERT(chan_recv(tk->C, NULL));
+	time_ticker_reset(tk, UINT64_MAX);	/* past the end of time: no tick */
+	sleep_ns(3 * TK_PERIOD);
+	EXPECT_EQ(chan_len(tk->C), 0);
 	time_ticker_free(tk);
 }
 
