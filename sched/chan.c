@@ -21,6 +21,7 @@
 #include "kernel/panic.h"
 #include "sched/hchan.h"
 #include "sched/schedimpl.h"
+#include "sched/timechan.h"
 
 /* Go's limits: element type at most 64 KiB, the buffer must fit. */
 #define CHAN_MAX_ELEM	(64u * 1024u)
@@ -84,6 +85,16 @@ void chan_free(chan_t c)
 {
 	if (!c)
 		return;
+	chancheck(c, "free");
+	if (c->timer) {			/* its timer goes with it, or first */
+		time_chan_free(c);
+		return;
+	}
+	chanfree(c);
+}
+
+void chanfree(struct hchan *c)
+{
 	chancheck(c, "free");
 	spin_lock(&c->lock);
 	bool busy = c->recvq.first || c->sendq.first;
@@ -488,6 +499,8 @@ void chan_close(chan_t c)
 	if (!c)
 		panic("close of nil channel");
 	chancheck(c, "close");
+	if (c->timer)			/* Go's is receive-only: a compile error */
+		panic("close of a timer's channel (its timer sends on it)");
 	spin_lock(&c->lock);
 	if (c->closed) {
 		spin_unlock(&c->lock);

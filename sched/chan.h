@@ -50,18 +50,29 @@ bool chan_tryrecv(chan_t c, void *elem, bool *ok);
  *
  *   struct select_case cs[] = { SELECT_RECV(in, &v), SELECT_SEND(out, &w) };
  *   switch (chan_select(cs, 2, false)) { case 0: ...; case 1: ...; }
+ *
+ * SELECT_AFTER(ns) is Go's `case <-time.After(d)` with the timer owned by
+ * the select: it is chosen when ns have passed since the call and no other
+ * case proceeded first; its timer lives in the select's frame, costs no
+ * allocation and is gone when the select returns, whichever case won. At
+ * most one per select; a deadline past the end of time never comes. A
+ * channel case that is ready is chosen before an expired SELECT_AFTER.
  */
-enum select_dir { SELECT_DIR_SEND = 1, SELECT_DIR_RECV = 2 };
+enum select_dir { SELECT_DIR_SEND = 1, SELECT_DIR_RECV = 2, SELECT_DIR_AFTER = 3 };
 
 struct select_case {
 	chan_t c;
 	enum select_dir dir;
-	void *elem;			/* send: the value; recv: where to store it */
-	bool ok;			/* recv: set when the case is chosen */
+	union {
+		void *elem;		/* send: the value; recv: where to store it */
+		uint64_t ns;		/* after: the timeout */
+	};
+	bool ok;			/* recv, after: set when the case is chosen */
 };
 
 #define SELECT_SEND(ch, p) { .c = (ch), .dir = SELECT_DIR_SEND, .elem = (void *)(p) }
 #define SELECT_RECV(ch, p) { .c = (ch), .dir = SELECT_DIR_RECV, .elem = (p) }
+#define SELECT_AFTER(d) { .c = NULL, .dir = SELECT_DIR_AFTER, .ns = (d) }
 #define SELECT_DEFAULT (-1)
 /* Cases per select; its sudogs and orders live on the G's stack. */
 #define SELECT_MAX_CASES 64

@@ -3,10 +3,16 @@
  * writes Go: goroutines, channels, select and sync.
  *
  *   go(fn, arg)                      start a goroutine (sched/sched.h)
+ *   go_copy(fn, &arg, sizeof arg)    ... with a copy of its argument
  *   gosched()                        yield
  *   chan_make / chan_send / ...      channels and select (sched/chan.h)
  *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
- *   time_after, time_newtimer        channel timers (sched/timechan.h)
+ *   time_newtimer, time_newticker, time_afterfunc, time_after,
+ *   SELECT_AFTER                     Go's time package (sched/timechan.h)
+ *   context_with_cancel, ...         Go's context (sched/context.h)
+ *   errgroup_go, errgroup_wait, ...  x/sync/errgroup (sched/errgroup.h)
+ *   semaphore_acquire, ...           x/sync/semaphore (sched/semaphore.h)
+ *   pool_get, pool_put, ...          sync.Pool (sched/pool.h)
  *   console_read, poll_wait, ...     devices (sched/console_io.h, netpoll.h)
  *
  * A program is a function registered with PROGRAM(name, "about") and
@@ -20,8 +26,12 @@
 #include "kernel/time.h"
 #include "sched/chan.h"
 #include "sched/console_io.h"
+#include "sched/context.h"
+#include "sched/errgroup.h"
 #include "sched/netpoll.h"
+#include "sched/pool.h"
 #include "sched/sched.h"
+#include "sched/semaphore.h"
 #include "sched/sync.h"
 #include "sched/timechan.h"
 

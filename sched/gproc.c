@@ -710,17 +710,51 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 }
 
 /*
+ * A go_copy argument over G_ARG_INLINE bytes: a kmalloc block with the
+ * G's function before the copy. The G starts at go_copy_heap_start, and
+ * goexit0 knows such a G by that entry and frees the block, whether the
+ * function returned or called goexit. A flag in the record would have
+ * cost every exit a look at the record's third line.
+ */
+struct heapcopy {
+	void (*fn)(void *);
+	_Alignas(16) unsigned char data[];
+};
+
+void go_copy_heap_start(void *block)
+{
+	struct heapcopy *h = block;
+	h->fn(h->data);
+}
+
+/*
  * go_stack / go (Go's newproc): the new G goes to this P's runnext, so it
  * runs soon and on this core's cache (the creator's G will usually block
  * or finish first); the G it displaces keeps its place in the queue. Then
- * wakep, so an idle core comes to steal if there is more to do.
+ * wakep, so an idle core comes to steal if there is more to do. go_copy's
+ * argument is copied into the record, or a kmalloc block, before the G
+ * can run: copysize is 0 for go and go_stack, and the copy folds away
+ * there.
  */
-uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
+static inline __attribute__((always_inline)) uint64_t
+newproc(void (*fn)(void *), void *arg, long stack_bytes, size_t copysize)
 {
+	struct heapcopy *h = NULL;
+	if (copysize > G_ARG_INLINE) {	/* before preemption goes off */
+		h = kmalloc(sizeof *h + copysize);
+		h->fn = fn;
+		memcpy(h->data, arg, copysize);
+		fn = go_copy_heap_start;
+		arg = h;
+	}
 	/* Preemption off: newproc1's free list and runqput are "this P's",
 	 * used as its owner; a G preempted halfway would resume elsewhere. */
 	preempt_disable();
 	struct g *newg = newproc1_inl(fn, arg, stack_bytes);
+	if (copysize && !h) {
+		memcpy(newg->argbuf, arg, copysize);
+		newg->arg = newg->argbuf;
+	}
 	uint64_t id = newg->goid;	/* newg may run and exit at once */
 	struct p *pp = getm()->p;
 	struct g *old = runnext_swap(pp, newg);	/* runqput(pp, newg, true) */
@@ -732,9 +766,30 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
 	return id;
 }
 
+uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
+{
+	return newproc(fn, arg, stack_bytes, 0);
+}
+
 uint64_t go(void (*fn)(void *), void *arg)
 {
-	return go_stack(fn, arg, G_STACK_DEFAULT);
+	return newproc(fn, arg, G_STACK_DEFAULT, 0);
+}
+
+uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes)
+{
+	if (size == 0)
+		return newproc(fn, NULL, stack_bytes, 0);
+	if (fn == NULL)			/* before a heap copy hides it */
+		panic("go: nil function");
+	if (!arg)
+		panic("go_copy: nil argument of %zu bytes", size);
+	return newproc(fn, (void *)arg, stack_bytes, size);
+}
+
+uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size)
+{
+	return go_copy_stack(fn, arg, size, G_STACK_DEFAULT);
 }
 
 /*

@@ -31,6 +31,10 @@ struct hchan {
 	struct waitq recvq;		/* blocked receivers, FIFO */
 	struct waitq sendq;		/* blocked senders, FIFO */
 	uint8_t *buf;			/* dataqsiz * elemsize bytes */
+	/* The timer that sends on it (Go's hchan.timer), set once by
+	 * sched/timechan.c before the channel is handed out; NULL for
+	 * every other channel. */
+	struct timechan *timer;
 };
 
 /*
@@ -45,6 +49,9 @@ struct hchan {
 #define CHAN_FREED	0x6368616e66726565ull	/* "chanfree" */
 
 void chan_bad(const struct hchan *c, const char *op) __attribute__((noreturn));
+/* chan_free without the timer check: for sched/timechan.c, which frees
+ * its timers' channels. */
+void chanfree(struct hchan *c);
 
 /* c is not nil. */
 static inline void chancheck(const struct hchan *c, const char *op)

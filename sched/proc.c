@@ -25,6 +25,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
+#include "kernel/kmalloc.h"
 #include "kernel/layout.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
@@ -1386,6 +1387,8 @@ SCHED_HOT void goexit0(struct g *gp)
 	traceGoEnd(gp);
 	casgstatus(gp, _Grunning, _Gdead);
 	dropg();
+	if (gp->entry == go_copy_heap_start)	/* go_copy's, too big for the record */
+		kfree(gp->arg);
 	gp->entry = NULL;
 	gp->arg = NULL;
 	gp->waitreason = 0;

@@ -28,6 +28,10 @@
 #define RUNQ_SIZE 256u
 _Static_assert((RUNQ_SIZE & (RUNQ_SIZE - 1)) == 0, "RUNQ_SIZE power of two");
 
+/* Bytes of a go_copy argument kept in the G record itself (struct g's
+ * argbuf): a 64-byte line, the record's third. */
+#define G_ARG_INLINE 64u
+
 /* G status (g->atomicstatus). A zero-filled G is _Gidle. */
 enum {
 	_Gidle = 0,	/* just allocated, not yet initialised */
@@ -103,6 +107,11 @@ struct g {
 	};
 	volatile uint32_t preempt;	/* preemption requested, and why: preempt* */
 	uint32_t stack_bytes;		/* requested usable stack size */
+	/* go_copy's copy of the argument (sched/gproc.c), for the G's whole
+	 * life, when it fits. Last, in a line of its own (the record's
+	 * third): the switch path, and a G not made by go_copy, never touch
+	 * it. */
+	_Alignas(16) unsigned char argbuf[G_ARG_INLINE];
 };
 
 struct m {
@@ -294,6 +303,10 @@ static inline struct g *glist_pop(struct glist *l)
 	}
 	return gp;
 }
+
+_Static_assert(offsetof(struct g, argbuf) % 64 == 0 &&
+	       sizeof(struct g) == offsetof(struct g, argbuf) + 64,
+	       "go_copy's copy fills the record's last line");
 
 #ifndef GMK_HOSTED
 /* switch.S reaches g->m->g0 by these offsets (kernel/gobuf.h). */

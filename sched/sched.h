@@ -275,6 +275,21 @@ uint64_t g_record_pages_bytes(void);
 /* Start fn(arg) in a new G (Go's newproc). Returns its goid. */
 uint64_t go(void (*fn)(void *), void *arg);
 uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes);
+/*
+ * Start fn with a copy of the `size` bytes at arg, made before go_copy
+ * returns and living exactly as long as the new G: fn gets a pointer to
+ * the copy, so the caller's variable may change or go out of scope at
+ * once (Go's `go f(x)` evaluates x then). Up to G_ARG_INLINE (64) bytes
+ * the copy is in the G's record and costs no allocation; a bigger one is
+ * kmalloc'd and freed when the G exits. size 0 passes NULL.
+ *
+ *   struct job j = { in, out, i };
+ *   go_copy(worker, &j, sizeof j);
+ *   go_value(worker, struct job, .in = in, .out = out, .id = i);   the same
+ */
+uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size);
+uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes);
+#define go_value(fn, type, ...) go_copy((fn), &(type){ __VA_ARGS__ }, sizeof(type))
 void gosched(void);				/* yield to the global queue */
 __attribute__((noreturn)) void goexit(void);	/* end the running G */
 /* Park the running G; unlockf(gp, lock) runs on g0 after the switch and

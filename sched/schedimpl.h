@@ -137,6 +137,9 @@ static inline uint32_t readgstatus(struct g *gp)
 
 /* gproc.c */
 struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes);
+/* The entry of a G whose go_copy argument is in a kmalloc block (arg):
+ * it calls the G's function; goexit0 frees the block (gproc.c). */
+void go_copy_heap_start(void *block);
 void gfput(struct p *pp, struct g *gp);
 /* gp runs for the first time on pp and has no stack yet: a default-size
  * one from pp's cache (execute). */

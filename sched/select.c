@@ -18,11 +18,15 @@
  * Where gmk departs from Go: the sudogs, pollorder and lockorder are
  * arrays on the selecting G's stack, sized by the number of cases (at most
  * SELECT_MAX_CASES), and the "which case fired" word is in struct
- * selectwait rather than g.param.
+ * selectwait rather than g.param. A SELECT_AFTER case (Go's
+ * `<-time.After(d)`) has no channel: its timer lives in the frame too, a
+ * third kind of waker (struct selecttimer).
  */
 #include <string.h>
 
+#include "kernel/cpu.h"
 #include "kernel/panic.h"
+#include "kernel/time.h"
 #include "sched/hchan.h"
 #include "sched/schedimpl.h"
 
@@ -69,19 +73,63 @@ static void selunlock(void *arg)
 }
 
 /*
+ * SELECT_AFTER's timer, in the select's frame. It is started on g0 once
+ * the G is parked and before its channels unlock (selparkcommit), so no
+ * waker has readied the G yet. Its callback claims the select as a
+ * channel's waker does, by the CAS on sel.done, and then stores `done`,
+ * its last touch of the frame. Pass 3 stops the timer and, if its firing
+ * had already left the heap, waits for `done`: the frame outlives every
+ * callback that may touch it. (A channel's waker holds the channel's lock
+ * for that, and pass 3 takes it.)
+ */
+struct selecttimer {
+	struct timer t;
+	struct selectwait *sel;
+	struct sudog *fired;		/* what sel.fired becomes: the case's
+					 * sudog slot, otherwise unused */
+	struct g *gp;
+	volatile uint32_t done;		/* the callback is done with the frame */
+};
+
+static void selecttimer_fire(void *arg)
+{
+	struct selecttimer *st = arg;
+
+	/* seq-cst CAS: one winner among the channels' wakers and the timer
+	 * (waitq_dequeue's). */
+	if (atomic_cas32(&st->sel->done, 0, 1)) {
+		st->sel->fired = st->fired;
+		goready(st->gp);
+	}
+	/* store-release: the frame may be gone after it. */
+	atomic_store32(&st->done, 1);
+}
+
+/* What pass 2 hands selparkcommit. */
+struct selpark {
+	struct sudog *waiting;		/* the sudogs, in lock order */
+	struct selecttimer *timer;	/* SELECT_AFTER's, or NULL */
+};
+
+/*
  * gopark's unlock function: runs on g0 once the G is parked. The list of
  * sudogs (on the G's stack) is walked in lock order; a lock is released
  * only after the last sudog of its channel was read. Once a channel is
  * unlocked a waker can ready the G, which then blocks in sellock on the
  * channels still held here, so the sudogs read afterwards are still alive;
- * after the last unlock nothing of the G is touched.
+ * after the last unlock nothing of the G is touched. The timer, if any,
+ * starts first, while every channel is still held: a firing at once
+ * readies a G that is parked, and that G too waits in sellock.
  */
 static bool selparkcommit(struct g *gp, void *arg)
 {
-	struct sudog *sg = arg;
+	struct selpark *park = arg;
+	struct sudog *sg = park->waiting;
 	struct hchan *last = NULL;
 
 	(void)gp;
+	if (park->timer)
+		timer_start(&park->timer->t, park->timer->t.when);
 	while (sg) {
 		struct sudog *next = sg->waitlink;
 		if (last && sg->c != last)
@@ -106,10 +154,21 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 	int nslots = ncases > 0 ? ncases : 1;
 	uint16_t pollorder[nslots], lockorder[nslots];
 	int norder = 0;
+	int tcasi = -1;			/* the SELECT_AFTER case */
+	uint64_t deadline = 0;
 
 	/* Insertion shuffle of the cases that have a channel; nil-channel
-	 * cases never proceed, so they are left out of both orders. */
+	 * cases never proceed, so they are left out of both orders, and so
+	 * is the timeout, which has a deadline instead. */
 	for (int i = 0; i < ncases; i++) {
+		if (cases[i].dir == SELECT_DIR_AFTER) {
+			if (tcasi >= 0)
+				panic("select: two SELECT_AFTER cases (%d and %d; at most one)",
+				      tcasi, i);
+			tcasi = i;
+			deadline = time_when(cases[i].ns);
+			continue;
+		}
 		if (!cases[i].c)
 			continue;
 		chancheck(cases[i].c, cases[i].dir == SELECT_DIR_RECV ? "select receive"
@@ -120,6 +179,18 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 		norder++;
 	}
 	if (norder == 0) {
+		if (tcasi >= 0) {
+			uint64_t now = nanotime();
+			if (now >= deadline) {
+				cases[tcasi].ok = true;
+				return tcasi;
+			}
+			if (!has_default && deadline != TIME_NEVER) {
+				sleep_ns(deadline - now);
+				cases[tcasi].ok = true;
+				return tcasi;
+			}
+		}
 		if (has_default)
 			return SELECT_DEFAULT;
 		gopark(NULL, NULL, ncases ? waitReasonSelect : waitReasonSelectNoCases);
@@ -198,6 +269,11 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 			}
 		}
 	}
+	if (tcasi >= 0 && nanotime() >= deadline) {
+		selunlock(&st);
+		cases[tcasi].ok = true;
+		return tcasi;
+	}
 	if (has_default) {
 		selunlock(&st);
 		return SELECT_DEFAULT;
@@ -223,10 +299,23 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 		else
 			waitq_enqueue(&cas->c->sendq, sg);
 	}
-	gopark(selparkcommit, waiting, waitReasonSelect);
+	struct selecttimer stt;
+	struct selpark park = { waiting, NULL };
+	if (tcasi >= 0 && deadline != TIME_NEVER) {
+		stt = (struct selecttimer){ .sel = &sel, .fired = &sgs[tcasi], .gp = gp };
+		timer_init(&stt.t, selecttimer_fire, &stt);
+		stt.t.when = deadline;
+		park.timer = &stt;
+	}
+	gopark(selparkcommit, &park, waitReasonSelect);
 
 	/* Pass 3: one case fired; take the others off their queues. The
-	 * waker's store of sel.fired is ordered before its goready. */
+	 * waker's store of sel.fired is ordered before its goready. The
+	 * timer first: a firing that has left its heap may still be about
+	 * to touch this frame. */
+	if (park.timer && !timer_stop(&stt.t))
+		while (!atomic_load32(&stt.done))	/* load-acquire */
+			arch_cpu_relax();
 	sellock(&st);
 	struct sudog *fired = sel.fired;
 	casi = -1;
@@ -241,11 +330,17 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 		else
 			waitq_remove(&sg->c->sendq, sg);
 	}
+	if (casi < 0 && park.timer && fired == stt.fired)
+		casi = tcasi;
 	if (casi < 0)
 		panic("select: woken with no case fired");
 	selunlock(&st);
 
 	cas = &cases[casi];
+	if (casi == tcasi) {
+		cas->ok = true;
+		return casi;
+	}
 	if (cas->dir == SELECT_DIR_SEND) {
 		if (!fired->success)
 			panic("send on closed channel");

@@ -14,8 +14,9 @@
  *
  * gmk departs from Go's current design in two places, for simplicity:
  * a pending timer is in exactly one heap and is modified in place there
- * (Go marks it and lets the owner fix the heap up lazily), and there are
- * no channel timers yet, only callbacks.
+ * (Go marks it and lets the owner fix the heap up lazily), and a timer is
+ * only a callback: channel timers (Go's isChan) are a layer above, in
+ * sched/timechan.c.
  */
 #include <string.h>
 

@@ -7,7 +7,7 @@ struct job { chan_t in, out; struct waitgroup *wg; };
 
 static void squarer(void *p)			/* a worker goroutine */
 {
-	struct job *j = p;
+	struct job *j = p;			/* its own copy (go_value) */
 	int v;
 
 	while (chan_recv(j->in, &v)) {		/* false once closed and drained */
@@ -27,22 +27,20 @@ static void closer(void *p)			/* closes out when all are done */
 
 PROGRAM(squares, "sum of squares with 4 workers")
 {
-	static struct waitgroup wg;
-	static struct job j;
-	chan_t quit = chan_make(0, 0);		/* chan struct{}: never used here */
+	static struct waitgroup wg;		/* outlives the goroutines */
+	chan_t in = chan_make(sizeof(int), 0), out = chan_make(sizeof(int), 8);
 	int sum = 0, v;
 
-	j = (struct job){ chan_make(sizeof(int), 0), chan_make(sizeof(int), 8), &wg };
 	waitgroup_add(&wg, 4);
-	for (int i = 0; i < 4; i++)
-		go(squarer, &j);
-	go(closer, &j);
+	for (int i = 0; i < 4; i++)		/* each gets a copy of the struct */
+		go_value(squarer, struct job, .in = in, .out = out, .wg = &wg);
+	go_value(closer, struct job, .out = out, .wg = &wg);
 
 	for (int i = 1; i <= 100;) {		/* feed the workers ... */
 		struct select_case cs[] = {
-			SELECT_SEND(j.in, &i),		/* ... while ... */
-			SELECT_RECV(j.out, &v),		/* ... collecting */
-			SELECT_RECV(quit, NULL),
+			SELECT_SEND(in, &i),		/* ... while ... */
+			SELECT_RECV(out, &v),		/* ... collecting */
+			SELECT_AFTER(10 * NSEC_PER_SEC),	/* stuck: give up */
 		};
 		switch (chan_select(cs, 3, false)) {
 		case 0: i++; break;
@@ -50,8 +48,8 @@ PROGRAM(squares, "sum of squares with 4 workers")
 		case 2: return 1;
 		}
 	}
-	chan_close(j.in);
-	while (chan_recv(j.out, &v))		/* the rest */
+	chan_close(in);
+	while (chan_recv(out, &v))		/* the rest */
 		sum += v;
 	printf("sum of squares 1..100 = %d\n", sum);	/* 338350 */
 	return sum == 338350 ? 0 : 1;

@@ -1,0 +1,103 @@
+/*
+ * errgroup (sched/errgroup.h), after golang.org/x/sync/errgroup.
+ *
+ * Go's Group limits its goroutines with a channel of tokens; here the
+ * free slots are a runtime semaphore (semacquire/semrelease on a word of
+ * the group), which needs no allocation and parks the same way. Each
+ * goroutine gets its group, function and argument by value (go_copy:
+ * they live in its record), so errgroup_go's caller may reuse its
+ * variables at once.
+ */
+#include "kernel/atomic.h"
+#include "kernel/panic.h"
+#include "sched/errgroup.h"
+#include "sched/sched.h"
+#include "sched/sema.h"
+
+struct eg_call {
+	struct errgroup *g;
+	int (*fn)(void *);
+	void *arg;
+};
+
+struct context *errgroup_with_context(struct errgroup *g, struct context *parent)
+{
+	*g = (struct errgroup){ 0 };
+	g->ctx = context_with_cancel(parent);
+	return g->ctx;
+}
+
+void errgroup_set_limit(struct errgroup *g, int32_t n)
+{
+	if (g->limited) {
+		/* load-acquire: pairs with the slots' releases */
+		uint32_t active = (uint32_t)g->limit - atomic_load32(&g->slots);
+		if (active != 0)
+			fatal("errgroup: modify limit while %u goroutines in the group are "
+			      "still active", active);
+	}
+	g->limited = n >= 0;
+	g->limit = n;
+	/* store-release: before any errgroup_go that follows takes one */
+	atomic_store32(&g->slots, n >= 0 ? (uint32_t)n : 0);
+}
+
+static void eg_run(void *p)
+{
+	const struct eg_call *c = p;
+	struct errgroup *g = c->g;
+	int err = c->fn(c->arg);
+	/* seq-cst CAS: one first error (Go's errOnce). The store of err is
+	 * ordered before errgroup_wait's read by the WaitGroup. */
+	if (err && atomic_cas32(&g->errset, 0, 1)) {
+		g->err = err;
+		if (g->ctx)
+			context_cancel(g->ctx);
+	}
+	if (g->limited)
+		semrelease(&g->slots);
+	waitgroup_done(&g->wg);
+}
+
+static void eg_start(struct errgroup *g, int (*fn)(void *), void *arg)
+{
+	if (!fn)
+		fatal("errgroup_go: nil function");
+	waitgroup_add(&g->wg, 1);
+	struct eg_call c = { g, fn, arg };
+	go_copy(eg_run, &c, sizeof c);
+}
+
+void errgroup_go(struct errgroup *g, int (*fn)(void *), void *arg)
+{
+	if (g->limited)
+		semacquire(&g->slots);	/* a slot: blocks at the limit */
+	eg_start(g, fn, arg);
+}
+
+bool errgroup_trygo(struct errgroup *g, int (*fn)(void *), void *arg)
+{
+	/* A slot if one is free, as semacquire takes one (a CAS from a
+	 * count above 0), without waiting. */
+	while (g->limited) {
+		uint32_t v = atomic_load32(&g->slots);	/* load-acquire */
+		if (v == 0)
+			return false;
+		/* seq-cst CAS, as semacquire's cansemacquire */
+		if (atomic_cas32(&g->slots, v, v - 1))
+			break;
+	}
+	eg_start(g, fn, arg);
+	return true;
+}
+
+int errgroup_wait(struct errgroup *g)
+{
+	waitgroup_wait(&g->wg);
+	if (g->ctx) {
+		context_cancel(g->ctx);
+		context_release(g->ctx);
+		g->ctx = NULL;
+	}
+	return g->err;
+}

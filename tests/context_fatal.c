@@ -1,0 +1,36 @@
+/*
+ * Misuse of contexts ends the program naming the call. Each runs alone
+ * in its own boot (make test does that).
+ */
+#include "kernel/test.h"
+#include "sched/gmk.h"
+
+TEST_FATAL(context_cancel_of_a_freed_context, "context_cancel: use of a freed context")
+{
+	struct context *ctx = context_with_cancel(context_background());
+	context_release(ctx);
+	context_cancel(ctx);
+}
+
+/* The child keeps the parent's memory, so the extra release is seen. */
+TEST_FATAL(context_release_more_often_than_retained,
+	   "context_release: released more often than retained")
+{
+	struct context *parent = context_with_cancel(context_background());
+	struct context *child = context_with_cancel(parent);
+	context_release(parent);
+	context_release(parent);
+	context_release(child);
+}
+
+TEST_FATAL(context_with_cancel_of_a_nil_parent,
+	   "context_with_cancel: cannot create context from nil parent")
+{
+	context_with_cancel(NULL);
+}
+
+TEST_FATAL(context_cancel_of_the_background,
+	   "context_cancel: the background context has no cancel")
+{
+	context_cancel(context_background());
+}

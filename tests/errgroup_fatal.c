@@ -1,0 +1,21 @@
+/*
+ * Misuse of an errgroup ends the program with Go's words. It runs alone
+ * in its own boot (make test does that).
+ */
+#include "kernel/test.h"
+#include "sched/gmk.h"
+
+static int wait_forever(void *p)
+{
+	chan_recv(p, NULL);
+	return 0;
+}
+
+TEST_FATAL(errgroup_set_limit_while_goroutines_run,
+	   "errgroup: modify limit while 1 goroutines in the group are still active")
+{
+	static struct errgroup g;
+	errgroup_set_limit(&g, 2);
+	errgroup_go(&g, wait_forever, chan_make(0, 0));
+	errgroup_set_limit(&g, 4);
+}

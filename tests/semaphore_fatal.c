@@ -1,0 +1,13 @@
+/*
+ * Misuse of the weighted semaphore ends the program with Go's words. It
+ * runs alone in its own boot (make test does that).
+ */
+#include "kernel/test.h"
+#include "sched/gmk.h"
+
+TEST_FATAL(semaphore_release_of_more_than_held, "semaphore: released more than held")
+{
+	static struct semaphore s = SEMAPHORE_INIT(4);
+	semaphore_try_acquire(&s, 2);
+	semaphore_release(&s, 3);
+}
