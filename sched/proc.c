@@ -35,11 +35,6 @@
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
-/* Every 61st schedtick a P takes one G from the global queue before its
- * own, so that two Gs respawning each other locally cannot starve it. 61
- * is Go's choice: prime, so it does not fall into step with the
- * application's own periods. */
-#define GLOBRUNQ_FAIRNESS_TICKS 61
 /* Passes over all Ps in stealwork; runnext (and timers) only on the last. */
 #define STEAL_TRIES 4
 
