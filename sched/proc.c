@@ -36,11 +36,6 @@
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
-/* Every 61st schedtick a P takes one G from the global queue before its
- * own, so that two Gs respawning each other locally cannot starve it. 61
- * is Go's choice: prime, so it does not fall into step with the
- * application's own periods. */
-#define GLOBRUNQ_FAIRNESS_TICKS 61
 /* Passes over all Ps in stealwork; runnext (and timers) only on the last. */
 #define STEAL_TRIES 4
 
@@ -844,14 +839,19 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	/*
 	 * Fairness: now and then the global queue before the local one, so
 	 * that Gs respawning each other there cannot starve it. Not while a
-	 * G a wake-up took the core for waits its turn (resumeg), nor when
-	 * the tick has just ended the slice for a due timer, whose G is in
-	 * runnext: the pick would start a whole slice ahead of it (in the
-	 * second case the G it ended, at the global queue's head when the
-	 * queue held nothing else). The next 61st tick makes the pick.
+	 * G a wake-up took the core for waits its turn (resumeg), nor when a
+	 * due timer has just readied a G into runnext, however the round
+	 * began: the tick ended the slice for the timer (the pick would take
+	 * the G it ended, at the global queue's head when the queue held
+	 * nothing else), or the P's G parked, yielded or exited with the
+	 * timer already due (a short sleep; a G held up between reading the
+	 * clock and parking). The pick would start a whole slice ahead of the
+	 * timer's G. A timer's G that inherits the slice leaves schedtick as
+	 * it is, and the next round makes the pick (a runnext chain ends
+	 * with its slice, below); otherwise the next 61st tick makes it.
 	 */
 	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty() &&
-	    !pp->resumeg && !(timer_readied && pp->sliceendtick == pp->schedtick)) {
+	    !pp->resumeg && !timer_readied) {
 		spin_lock_nopreempt(&sched.lock);
 		gp = globrunqget();
 		spin_unlock_nopreempt(&sched.lock);

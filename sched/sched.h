@@ -243,6 +243,11 @@ static inline struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
 }
 /* Largest batch findrunnable takes from the global queue (half a ring). */
 #define GLOBRUNQ_BATCH_MAX ((int32_t)(RUNQ_SIZE / 2))
+/* Every 61st schedtick a P takes one G from the global queue before its
+ * own, so that two Gs respawning each other locally cannot starve it. 61
+ * is Go's choice: prime, so it does not fall into step with the
+ * application's own periods. */
+#define GLOBRUNQ_FAIRNESS_TICKS 61
 
 /* ---- goroutines (kernel only) ---- */
 #define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */

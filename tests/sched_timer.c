@@ -74,6 +74,75 @@ TEST(sched_timer_wakeup_is_not_held_a_slice_by_the_fairness_pick)
 }
 
 /*
+ * The same pass-over where no tick took the core: the P looks for work
+ * because its G parked, and a timer is due by then. Here it is the G's
+ * own sleep of 1 ns; in the test above, a 1 ms sleep whose G was held up
+ * longer than that between reading the clock and parking (a vCPU the
+ * emulator did not run). The timer readies the G into runnext; on a P
+ * whose schedtick is a multiple of GLOBRUNQ_FAIRNESS_TICKS, with a G in
+ * the global queue, the fairness pick must not start that G's whole
+ * slice ahead of it. This G moves on to other slices until it runs in
+ * such a one with most of it left, and then sleeps 1 ns: an armed sleep.
+ * The scheduler counts a pass-over (ntimerbypass, as above).
+ *
+ * Two spinners a P keep a G in the global queue, and short slices bring
+ * a 61st schedtick sooner. The G moves on by yielding and by sleeping in
+ * turn: at one P, yields alone fall into step with the spinners' turns
+ * and the fairness pick's, and can miss every 61st schedtick. Bounded by
+ * those moves, not by time: a slow host only makes it take longer.
+ */
+#define PARK_ARMED		4u
+#define PARK_SLICE_NS		(2 * NSEC_PER_MSEC)
+#define PARK_MAX_MOVES		(64u * GLOBRUNQ_FAIRNESS_TICKS)
+
+static struct spinners park_spinners;
+
+/* Would the fairness pick take the global queue's head if this G parked
+ * now, with its timer due: a 61st schedtick, a G in the global queue, no
+ * G waiting to resume its slice, and most of the slice left (a runnext
+ * chain past its slice goes behind the others by design)? */
+static bool park_armed(void)
+{
+	preempt_disable();	/* this P stays this P */
+	struct p *pp = getg()->m->p;
+	bool armed = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED) %
+				     GLOBRUNQ_FAIRNESS_TICKS == 0 &&
+		     !globrunqempty() && pp->resumeg == NULL &&
+		     nanotime() - pp->schedwhen < sched_slice_ns() / 2;
+	preempt_enable();
+	return armed;
+}
+
+TEST(sched_timer_wakeup_due_as_its_p_looks_for_work_is_not_held_a_slice_by_the_fairness_pick)
+{
+	test_needs_async_preempt();	/* the spinners never yield */
+	uint32_t np = sched_nprocs();
+	uint64_t old = sched_set_slice(PARK_SLICE_NS);
+	spinners_begin(&park_spinners, 2 * np);
+	uint64_t by0 = SUM_P(ntimerbypass);
+	uint32_t armed = 0, moves = 0;
+	while (armed < PARK_ARMED && moves < PARK_MAX_MOVES) {
+		if (park_armed()) {
+			sleep_ns(1);
+			armed++;
+		} else if (moves++ & 1) {
+			sleep_ns(PARK_SLICE_NS / 8);
+		} else {
+			gosched();
+		}
+	}
+	uint64_t bypass = SUM_P(ntimerbypass) - by0;
+	spinners_end(&park_spinners);
+	sched_set_slice(old);
+	printf("# %u armed sleeps of 1 ns (a 61st schedtick, a G in the global "
+	       "queue) after %u yields and short sleeps beside %u spinners: a "
+	       "timer's G passed over %llu times\n", armed, moves, 2 * np,
+	       (unsigned long long)bypass);
+	ASSERT_GE(armed, 1);	/* the scenario happened */
+	EXPECT_EQ(bypass, 0);
+}
+
+/*
  * This G sleeps while nothing else runs: every P is idle. One idle M
  * keeps time; the other idle cores must not each arm their timer for the
  * same deadline and all wake (nprocs interrupts per sleep).
