@@ -427,9 +427,9 @@ host-test:
 clean:
 	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-*
 
-# The board's facts for the tools, one VAR=value a line (tools/run-qemu,
-# tools/test-all, tools/bench read them; they name no board).
-BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
+# The board's facts for the tools, one VAR=value a line (tools/lib/board.sh
+# reads them for every tool; no tool names a board).
+BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
 	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
 	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE
 board-facts:
