@@ -334,8 +334,9 @@ sdcard:
 endif
 
 # ---- running -----------------------------------------------------------
-# RUNNER names tools/run-<RUNNER>, which takes --board, --smp, --timeout,
-# --set VAR=VALUE (board variables such as GIC=3), --gdb and the command line.
+# RUNNER names tools/run-<RUNNER>; every runner takes the arguments of
+# tools/lib/runner.sh: --board, --smp, --timeout, --set VAR=VALUE (board
+# variables such as GIC=3), --stdin, --gdb and the command line.
 RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not run here (RUNNER is empty: it is an image for real hardware); make image BOARD=$(BOARD)))
 # SMP and TIMEOUT go quoted: an empty one reaches the runner, which says
 # so, rather than vanish and shift the words after it.
