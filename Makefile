@@ -33,11 +33,12 @@ comma   := ,
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
 #   machine takes; empty: any)                 for RUNNER=qemu
-#   TEST_SMPS     core counts make test boots test=* at (empty: build only)
+#   TEST_SMPS     core counts make test boots test=* at (tools/test-plan)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
-#   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all)
+#   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all;
+#                 -glob leaves its matches out, so a new fatal test is in)
 #   MAX_SMP, MAX_SMP_WHY  optional: the most cores it boots with, and why
-#                 (tools/run-qemu refuses more, saying so)
+#                 (its runner refuses more, saying so)
 #   NO_REPLAY     why `make replay` cannot replay it exactly (empty: it
 #                 can, when RUNNER=qemu)
 #   TEST_EXTRA    a board's own checks, run by make test after its boots
