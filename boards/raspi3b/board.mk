@@ -29,9 +29,9 @@ QEMU_SMPS   := 4
 # QEMU's raspi3b has exactly 4 cores. The fatal tests that go through
 # this board's own paths (exceptions, the MMU with RAM from 0, stopping
 # the other cores by mailbox IPIs, a G's guard page): all but those of the
-# channels, sync, the poller, memory and the scheduler, which are the same
-# on every aarch64 board and booted on qemu-virt-arm64.
+# channels, sync, the poller, memory, time and the scheduler, which are the
+# same on every aarch64 board and booted on qemu-virt-arm64.
 TEST_SMPS     := 4
 TEST_VARIANTS :=
-TEST_FATAL    := * -chan_* -sync_* -netpoll_* -oom_* -sched_64k_* -sched_deadlock_* \
-	-sched_goready_* -sched_small_stack_* -sched_zero_*
+TEST_FATAL    := * -chan_* -sync_* -netpoll_* -oom_* -time_* -timer_* -sched_64k_* \
+	-sched_deadlock_* -sched_goready_* -sched_small_stack_* -sched_zero_*
