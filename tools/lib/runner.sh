@@ -40,11 +40,11 @@
 # rn_smp (its default; empty: the board's own), defines runner_accels
 # (sets rn_accels to the accelerators it can use here, the reference
 # first, and rn_accel_why to why a faster one is missing) and then calls
-# runner_parse "$@". After it: rn_board,
-# rn_smp, rn_timeout, rn_accel (resolved: never auto), rn_sets (VAR=VALUE
-# words), rn_stdin, rn_gdb, rn_gdb_port, rn_deterministic, rn_kernel,
-# rn_mem, rn_workdir, rn_qemu_args, rn_quiet_accel, rn_cmdline, and the
-# board's facts in `fact` (tools/lib/board.sh).
+# runner_parse "$@". After it: rn_board, rn_smp, rn_timeout, rn_accel
+# (resolved: never auto), rn_sets (VAR=VALUE words), rn_stdin, rn_gdb,
+# rn_gdb_port, rn_deterministic, rn_kernel, rn_mem, rn_workdir,
+# rn_qemu_args, rn_quiet_accel, rn_cmdline, and the board's facts in
+# `fact` (tools/lib/board.sh).
 
 . "$(dirname "${BASH_SOURCE[0]}")/board.sh"
 
