@@ -33,11 +33,12 @@ comma   := ,
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
 #   machine takes; empty: any)                 for RUNNER=qemu
-#   TEST_SMPS     core counts make test boots test=* at (empty: build only)
+#   TEST_SMPS     core counts make test boots test=* at (tools/test-plan)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
-#   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all)
+#   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all;
+#                 -glob leaves its matches out, so a new fatal test is in)
 #   MAX_SMP, MAX_SMP_WHY  optional: the most cores it boots with, and why
-#                 (tools/run-qemu refuses more, saying so)
+#                 (its runner refuses more, saying so)
 #   NO_REPLAY     why `make replay` cannot replay it exactly (empty: it
 #                 can, when RUNNER=qemu)
 #   TEST_EXTRA    a board's own checks, run by make test after its boots
@@ -334,8 +335,9 @@ sdcard:
 endif
 
 # ---- running -----------------------------------------------------------
-# RUNNER names tools/run-<RUNNER>, which takes --board, --smp, --timeout,
-# --set VAR=VALUE (board variables such as GIC=3), --gdb and the command line.
+# RUNNER names tools/run-<RUNNER>; every runner takes the arguments of
+# tools/lib/runner.sh: --board, --smp, --timeout, --set VAR=VALUE (board
+# variables such as GIC=3), --stdin, --gdb and the command line.
 RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not run here (RUNNER is empty: it is an image for real hardware); make image BOARD=$(BOARD)))
 # SMP and TIMEOUT go quoted: an empty one reaches the runner, which says
 # so, rather than vanish and shift the words after it.
@@ -427,9 +429,9 @@ host-test:
 clean:
 	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-*
 
-# The board's facts for the tools, one VAR=value a line (tools/run-qemu,
-# tools/test-all, tools/bench read them; they name no board).
-BOARD_FACTS := ARCH PLATFORM IMAGE RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
+# The board's facts for the tools, one VAR=value a line (tools/lib/board.sh
+# reads them for every tool; no tool names a board).
+BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
 	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
 	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE
 board-facts:
