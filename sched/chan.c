@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kernel/atomic.h"
+#include "kernel/compiler.h"
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "sched/hchan.h"
@@ -137,7 +138,7 @@ size_t chan_cap(chan_t c)
 
 /* ---- wait queues ------------------------------------------------------ */
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 waitq_enqueue_inl(struct waitq *q, struct sudog *sg)
 {
 	sg->next = NULL;
@@ -155,7 +156,7 @@ waitq_enqueue_inl(struct waitq *q, struct sudog *sg)
  * wins the G; the others just drop their sudog (the select dequeues the
  * rest itself when it wakes, see waitq_remove). Go's waitq.dequeue.
  */
-static inline __attribute__((always_inline)) struct sudog *
+static __always_inline struct sudog *
 waitq_dequeue_inl(struct waitq *q)
 {
 	for (;;) {
@@ -226,7 +227,7 @@ void waitq_remove(struct waitq *q, struct sudog *sg)
 
 /* One element: inline moves for the sizes of a word or two (ints,
  * pointers: most channels), memcpy for the rest. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 elemcopy(void *dst, const void *src, uint32_t n)
 {
 	switch (n) {
@@ -245,7 +246,7 @@ elemcopy(void *dst, const void *src, uint32_t n)
  * unbuffered channel) and out of line for select, which unlocks its own
  * way. unlockf NULL: unlock c->lock.
  */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 	    void (*unlockf)(void *), void *arg)
 {
@@ -268,7 +269,7 @@ void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 	send_direct(c, sg, ep, unlockf, arg);
 }
 
-static inline __attribute__((always_inline)) void
+static __always_inline void
 recv_direct(struct hchan *c, struct sudog *sg, void *ep,
 	    void (*unlockf)(void *), void *arg)
 {
@@ -322,7 +323,7 @@ static bool chan_full(struct hchan *c)
 	return atomic_load32(&c->qcount) == c->dataqsiz;
 }
 
-static inline __attribute__((always_inline)) bool
+static __always_inline bool
 chansend(struct hchan *c, const void *ep, bool block)
 {
 	if (!c) {
@@ -394,7 +395,7 @@ static bool chan_empty(struct hchan *c)
 
 /* Returns whether it received or saw the close (Go's "selected");
  * *received is false when the channel was closed and drained. */
-static inline __attribute__((always_inline)) bool
+static __always_inline bool
 chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 {
 	*received = false;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernel/atomic.h"
+#include "kernel/compiler.h"
 #include "kernel/kmalloc.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
@@ -326,7 +327,7 @@ static inline uintptr_t *stack_link(uintptr_t base)
 
 /* The cache is empty: refill half of it from the global list, or make a
  * stack. Returns one stack (its base), taken. */
-static __attribute__((noinline)) uintptr_t stackcache_refill(struct p *pp, uint64_t goid)
+static __noinline uintptr_t stackcache_refill(struct p *pp, uint64_t goid)
 {
 	if (__atomic_load_n(&stackfree_list, __ATOMIC_RELAXED) != 0) {
 		spin_lock(&stackfree_lock);
@@ -357,7 +358,7 @@ static __attribute__((noinline)) uintptr_t stackcache_refill(struct p *pp, uint6
 uintptr_t stackcache_get(struct p *pp, uint64_t goid)
 {
 	uintptr_t s = pp->stackcache;
-	if (__builtin_expect(s == 0, 0))
+	if (unlikely(s == 0))
 		return stackcache_refill(pp, goid);
 	pp->stackcache = *stack_link(s);
 	pp->nstackcache--;
@@ -661,7 +662,7 @@ __attribute__((noreturn)) void gstart(void)
  * newproc1: a runnable G that will run fn(arg) on a fresh stack of at
  * least stack_bytes. The caller queues it.
  */
-static inline __attribute__((always_inline)) struct g *
+static __always_inline struct g *
 newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 {
 	if (stack_bytes <= 0)
@@ -681,7 +682,7 @@ newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 		allgadd(newg);
 	}
 	size_t bytes = (size_t)stack_bytes;
-	if (__builtin_expect(newg->stack_hi - newg->stack_lo < bytes, 1)) {
+	if (likely(newg->stack_hi - newg->stack_lo < bytes)) {
 		/* No stack kept with the record, or too small a one. A
 		 * default-size stack comes at the first run (gstack_attach);
 		 * any other size now. */

@@ -31,6 +31,7 @@
  */
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/compiler.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/panic.h"
@@ -80,7 +81,7 @@ uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_
  * everything else, so that every P's work gets a turn; or, preempted
  * for a wake-up, it waits on its P to resume its slice (and Gs that
  * devices readied run next: see goschedImpl, proc.c). */
-static SCHED_HOT __attribute__((noreturn)) void gopreempt_m(struct g *gp)
+static __hot __attribute__((noreturn)) void gopreempt_m(struct g *gp)
 {
 	goschedImpl(gp, true);
 }

@@ -23,6 +23,7 @@
 
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/compiler.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/layout.h"
@@ -413,7 +414,7 @@ static void timers_run_stalled(uint64_t now)
  * checks, a few instructions a switch. The deadline is 0 (every
  * round) while a core is stuck or schedtrace is on.
  */
-static __attribute__((noinline)) void g0_periodic(uint64_t now)
+static __noinline void g0_periodic(uint64_t now)
 {
 	if (kopts.schedtrace_ms != 0)
 		schedtrace_maybe();
@@ -726,7 +727,7 @@ static struct g *stealwork(struct p *pp)
 
 /* Called with sched.lock held (findrunnable, on g0: spin_lock_nopreempt);
  * drops it, then puts the rest of the batch on pp's local queue. */
-SCHED_INLINE struct g *globrunqget_batch_locked(struct p *pp)
+static __always_inline struct g *globrunqget_batch_locked(struct p *pp)
 {
 	struct g *rest;
 	int32_t nrest;
@@ -760,7 +761,7 @@ SCHED_INLINE struct g *globrunqget_batch_locked(struct p *pp)
 /* A G that ran out of the slice it shared (findrunnable_local): to the
  * global queue's tail, as the tick's preemption at the slice's end would
  * have sent it (Go's sysmon: gopreempt_m). */
-static __attribute__((noinline)) void globrunqput_sliceover(struct g *gp)
+static __noinline void globrunqput_sliceover(struct g *gp)
 {
 	spin_lock_nopreempt(&sched.lock);
 	globrunqput(gp);
@@ -771,7 +772,7 @@ static __attribute__((noinline)) void globrunqput_sliceover(struct g *gp)
 /* pp->resumeg back on its P with the rest of its slice, from now: what
  * ran meanwhile (the woken Gs, the timer callbacks, a slice the 61st-tick
  * pick started) is not taken from it. Inherits: schedtick stays. */
-static __attribute__((noinline)) struct g *resumeg_take(struct p *pp, uint64_t now)
+static __noinline struct g *resumeg_take(struct p *pp, uint64_t now)
 {
 	struct g *gp = pp->resumeg;
 	pp->resumeg = NULL;
@@ -790,7 +791,7 @@ static __attribute__((noinline)) struct g *resumeg_take(struct p *pp, uint64_t n
 
 /* findrunnable_local's runnext G with its slice used up (see there):
  * the G to run, or NULL (it went to the global queue). */
-static __attribute__((noinline)) struct g *
+static __noinline struct g *
 runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 {
 	if (pp->resumeg) {
@@ -811,7 +812,7 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 	return NULL;
 }
 
-static inline __attribute__((always_inline)) struct g *
+static __always_inline struct g *
 findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp;
@@ -821,7 +822,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
 	 * cores the watchdog found stuck (g0_periodic). */
-	if (__builtin_expect(now >= atomic_load64(&sched.g0work_due), 0)) {
+	if (unlikely(now >= atomic_load64(&sched.g0work_due))) {
 		g0_periodic(now);
 		*nowp = now = nanotime();
 	}
@@ -883,7 +884,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 */
 	gp = runnext_get(pp);
 	if (gp) {
-		if (__builtin_expect(now - pp->schedwhen < slice_ns(), 1)) {
+		if (likely(now - pp->schedwhen < slice_ns())) {
 			*inherit_time = true;
 			pp->nrunnext++;
 			return gp;
@@ -892,7 +893,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 		if (gp)
 			return gp;
 	}
-	if (__builtin_expect(pp->resumeg != NULL, 0)) {
+	if (unlikely(pp->resumeg != NULL)) {
 		*inherit_time = true;
 		return resumeg_take(pp, now);
 	}
@@ -916,7 +917,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
  * stealing) and its wait, out of line: the common case above stays small
  * in schedule(), which then saves fewer registers.
  */
-static __attribute__((noinline)) struct g *
+static __noinline struct g *
 findrunnable_slow(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp;
@@ -1050,11 +1051,11 @@ first:
 	goto top;
 }
 
-static inline __attribute__((always_inline)) struct g *
+static __always_inline struct g *
 findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp = findrunnable_local(mp, inherit_time, nowp);
-	if (__builtin_expect(gp != NULL, 1))
+	if (likely(gp != NULL))
 		return gp;
 	/* Copies whose addresses go out of line: the caller's own stay in
 	 * registers on the fast path (they were spilled at every switch). */
@@ -1073,7 +1074,7 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
  * execute: run gp on this M; a new time slice unless inherit_time. now is
  * the switch's one clock read (schedule), from which a new slice counts.
  */
-static inline __attribute__((noreturn, always_inline)) void
+static __always_inline __attribute__((noreturn)) void
 execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 {
 	struct p *pp = mp->p;
@@ -1099,7 +1100,7 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	 * before any other G starts a slice here (unless a thief took it).
 	 * A G resuming its slice (resumeg) may come first, for at most
 	 * resume_min_ns: the tick then gives the core to runnext. */
-	if (__builtin_expect(pp->timerg != 0, 0)) {
+	if (unlikely(pp->timerg != 0)) {
 		if (!inherit_time && pp->timerg != (uintptr_t)gp &&
 		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
 			pp->ntimerbypass++;
@@ -1109,7 +1110,7 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	traceGoStart(gp, inherit_time);
 	/* A G's first run: it has no stack yet (sched/gproc.c). sp is what
 	 * gogo loads next, so the test costs no line of its own. */
-	if (__builtin_expect(gp->sched.sp == 0, 0))
+	if (unlikely(gp->sched.sp == 0))
 		gstack_attach(pp, gp);
 	gogo(&gp->sched);
 }
@@ -1126,9 +1127,9 @@ void execute(struct g *gp, bool inherit_time)
  * noreturn function's prologue saves callee-saved registers that nobody
  * will restore, and a second frame would pay that on every switch.
  */
-static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m *mp)
+static __always_inline __attribute__((noreturn)) void schedule_m(struct m *mp)
 {
-	if (__builtin_expect(THIS_CPU_READ32(preempt_off) != 0, 0))
+	if (unlikely(THIS_CPU_READ32(preempt_off) != 0))
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
 		      "holding a spinlock?)", mp->id, mp->cpu->preempt_off);
 	struct p *pp = mp->p;
@@ -1167,7 +1168,7 @@ void schedule(void)
 
 /* ---- the g0 halves of gopark, gosched, goyield and goexit (park.c) ---- */
 
-SCHED_HOT void park_m(struct g *gp)
+__hot void park_m(struct g *gp)
 {
 	struct m *mp = getm();
 	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
@@ -1203,7 +1204,7 @@ SCHED_HOT void park_m(struct g *gp)
  * other P can take gp from the global queue in between, which is a race
  * that either side may win in Go too. Returns when it does not apply.
  */
-static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, struct g *gp)
+static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 {
 	struct p *pp = mp->p;
 	/* Local work first: the common reason not to apply, decided before
@@ -1268,7 +1269,7 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
  * ever reaching findrunnable's netpoll step. (The preemption's trace
  * event is emitted by its callers, which know whether it was async.)
  */
-static inline __attribute__((always_inline, noreturn)) void
+static __always_inline __attribute__((noreturn)) void
 gosched_common(struct g *gp, bool preempted)
 {
 	struct m *mp = getm();
@@ -1314,7 +1315,7 @@ void goschedImpl(struct g *gp, bool preempted)
 	gosched_common(gp, preempted);
 }
 
-SCHED_HOT void gosched_m(struct g *gp)
+__hot void gosched_m(struct g *gp)
 {
 	gosched_common(gp, false);
 }
@@ -1322,7 +1323,7 @@ SCHED_HOT void gosched_m(struct g *gp)
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own
  * queue (Go's goyield, for semrelease's direct hand-off: the waiter in
  * runnext runs at once, and the yielder soon after on the same P). */
-SCHED_HOT void goyield_m(struct g *gp)
+__hot void goyield_m(struct g *gp)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
@@ -1380,7 +1381,7 @@ static inline void prefetch_after_exit(struct p *pp)
 	}
 }
 
-SCHED_HOT void goexit0(struct g *gp)
+__hot void goexit0(struct g *gp)
 {
 	struct m *mp = getm();
 	traceGoEnd(gp);

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/gobuf.h"
 #include "kernel/spinlock.h"
@@ -251,7 +252,7 @@ static inline void gqueue_push(struct gqueue *q, struct g *gp)
 	q->size++;
 }
 
-static inline __attribute__((always_inline)) void gqueue_pushback(struct gqueue *q, struct g *gp)
+static __always_inline void gqueue_pushback(struct gqueue *q, struct g *gp)
 {
 	gp->schedlink = NULL;
 	if (q->tail != NULL)

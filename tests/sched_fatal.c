@@ -2,6 +2,7 @@
  * Scheduler errors that must stop the machine with a clear message. Each
  * runs alone in its own boot (TEST_FATAL).
  */
+#include "kernel/compiler.h"
 #include "kernel/test.h"
 #include "tests/sched_testutil.h"
 
@@ -23,7 +24,7 @@ TEST_FATAL(sched_deadlock_is_detected, "all goroutines are asleep - deadlock!")
  * (the stack is far smaller); it only tells the compiler it ends. */
 static volatile uint64_t depth_limit = UINT64_MAX;
 
-__attribute__((noinline)) static uint64_t recurse(volatile uint8_t *prev, uint64_t n)
+__noinline static uint64_t recurse(volatile uint8_t *prev, uint64_t n)
 {
 	volatile uint8_t buf[512];
 	buf[0] = prev ? prev[0] + 1 : 0;

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
 #include "kernel/preempt.h"
@@ -69,7 +70,7 @@ static void leave_the_lowest_piece_to(void (*fn)(void *))
 
 /* ---- 64 KiB of locals on a 16 KiB stack -------------------------------- */
 
-static __attribute__((noinline)) int big_frame(int seed)
+static __noinline int big_frame(int seed)
 {
 	volatile char buf[64 * 1024];
 
@@ -109,7 +110,7 @@ static uintptr_t small_lo;
 static intptr_t dig_past;		/* how far below small_lo to go */
 static bool spin_at_bottom;
 
-static __attribute__((noinline)) void dig(int depth)
+static __noinline void dig(int depth)
 {
 	volatile char frame[96];
 
@@ -179,7 +180,7 @@ TEST_FATAL(sched_small_stack_canary_checked_at_the_tick,
  * reached, it only tells the compiler that it could. */
 static volatile uint64_t recurse_limit = UINT64_MAX;
 
-static __attribute__((noinline)) uint64_t recurse(volatile uint8_t *prev, uint64_t n)
+static __noinline uint64_t recurse(volatile uint8_t *prev, uint64_t n)
 {
 	volatile uint8_t buf[512];
 
