@@ -77,15 +77,6 @@ uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_
 	return when < next ? when : next;
 }
 
-/* Go's gopreempt_m: the preempted G goes to the global queue, behind
- * everything else, so that every P's work gets a turn; or, preempted
- * for a wake-up, it waits on its P to resume its slice (and Gs that
- * devices readied run next: see goschedImpl, proc.c). */
-static __hot __attribute__((noreturn)) void gopreempt_m(struct g *gp)
-{
-	goschedImpl(gp, true);
-}
-
 /* On g0 after arch_irq_leave_to: the G's context is in its frame copy. */
 static void gopreempt_async(void *arg)
 {

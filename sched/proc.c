@@ -796,7 +796,7 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 {
 	if (pp->resumeg) {
 		/* The woken Gs' short slice begins as the first of them runs
-		 * (gosched_common left the slice's start at 0 for this). */
+		 * (goschedImpl left the slice's start at 0 for this). */
 		*inherit_time = true;
 		if (!pp->resumewoken) {
 			pp->resumewoken = 1;
@@ -878,7 +878,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 *
 	 * A G preempted for a wake-up (resumeg) comes back after the woken
 	 * Gs in runnext, which share a slice of a resumed G's least run
-	 * (gosched_common), and before them once that is over: Gs that park
+	 * (goschedImpl), and before them once that is over: Gs that park
 	 * and are due again by then (a storm of short sleeps) would
 	 * otherwise pass the core among themselves to the end of its slice.
 	 */
@@ -1071,11 +1071,12 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 /* ---- running --------------------------------------------------------- */
 
 /*
- * execute: run gp on this M; a new time slice unless inherit_time. now is
- * the switch's one clock read (schedule), from which a new slice counts.
+ * execute: run gp on mp (this M); a new time slice unless inherit_time.
+ * now is the switch's one clock read (schedule), from which a new slice
+ * counts.
  */
 static __always_inline __attribute__((noreturn)) void
-execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
+execute(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 {
 	struct p *pp = mp->p;
 	/* runwhen before curg, and curg by store-release: the watchdog
@@ -1115,19 +1116,15 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	gogo(&gp->sched);
 }
 
-void execute(struct g *gp, bool inherit_time)
-{
-	execute_at(getm(), gp, inherit_time, nanotime());
-}
-
 /*
- * schedule_m: one round of the scheduler on mp, from g0; never returns.
- * Inline in schedule() and in the mcall targets below (park_m, gosched_m,
- * goyield_m, goexit0), so that a switch runs one g0 frame, not two: a
- * noreturn function's prologue saves callee-saved registers that nobody
- * will restore, and a second frame would pay that on every switch.
+ * schedule: one round of the scheduler on mp, this M (the caller's
+ * getm()), from g0; never returns. Inline in the mcall targets below
+ * (park_m, gosched_m, goyield_m, goexit0, gopreempt_m) and sched_main,
+ * so that a switch runs one g0 frame, not two: a noreturn function's
+ * prologue saves callee-saved registers that nobody will restore, and a
+ * second frame would pay that on every switch.
  */
-static __always_inline __attribute__((noreturn)) void schedule_m(struct m *mp)
+static __always_inline __attribute__((noreturn)) void schedule(struct m *mp)
 {
 	if (unlikely(THIS_CPU_READ32(preempt_off) != 0))
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
@@ -1147,23 +1144,7 @@ static __always_inline __attribute__((noreturn)) void schedule_m(struct m *mp)
 	 * next spinner if it was the last. */
 	if (mp->spinning)
 		resetspinning();
-	execute_at(mp, gp, inherit, now);
-}
-
-/* schedule: one round of the scheduler. Runs on g0, never returns. The
- * mcall targets below have made these checks true by construction (mcall
- * refuses g0, dropg clears curg, a running G's M has a P). */
-void schedule(void)
-{
-	struct g *g0 = getg();
-	struct m *mp = g0->m;
-	if (g0 != mp->g0)
-		panic("schedule: not on g0");
-	if (mp->curg)
-		panic("schedule: M%u still has curg", mp->id);
-	if (!mp->p)
-		panic("schedule: M%u has no P", mp->id);
-	schedule_m(mp);
+	execute(mp, gp, inherit, now);
 }
 
 /* ---- the g0 halves of gopark, gosched, goyield and goexit (park.c) ---- */
@@ -1185,10 +1166,10 @@ __hot void park_m(struct g *gp)
 		if (!fn(gp, lock)) {
 			traceGoUnpark(gp);
 			casgstatus(gp, _Gwaiting, _Grunnable);
-			execute(gp, true);	/* the same slice: never left */
+			execute(mp, gp, true, nanotime());	/* the same slice: never left */
 		}
 	}
-	schedule_m(mp);
+	schedule(mp);
 }
 
 /*
@@ -1208,7 +1189,7 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 {
 	struct p *pp = mp->p;
 	/* Local work first: the common reason not to apply, decided before
-	 * the clock read (schedule_m then reads it once). */
+	 * the clock read (schedule then reads it once). */
 	if (atomic_loaduintptr(&pp->runnext) != 0 ||
 	    atomic_load32(&pp->runqhead) != pp->runqtail || pp->resumeg)
 		return;
@@ -1230,8 +1211,8 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	 * find gp in the global queue; nothing was queued, so none is woken.
 	 */
 	if (globrunqempty())
-		execute_at(mp, gp, false, now);
-	atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule_m */
+		execute(mp, gp, false, now);
+	atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
 	struct g *rest;
 	int32_t nrest;
 	int32_t max = pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 ? 1 : GLOBRUNQ_BATCH_MAX;
@@ -1243,14 +1224,14 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	if (nrest)
 		runqputchain(pp, rest, NULL, nrest);
 	wakep();		/* as goschedImpl: Gs may wait in either queue */
-	execute_at(mp, next, false, now);
+	execute(mp, next, false, now);
 }
 
 /*
  * goschedImpl: gp goes to the global queue, behind everything else, so
  * that it lets every P's work go first rather than just its own P's.
- * Go's gosched_m is goschedImpl(gp, false) and gopreempt_m (the tick's
- * preemption, sched/preempt.c) goschedImpl(gp, true).
+ * As in Go, gosched_m is goschedImpl(gp, false) and gopreempt_m (the
+ * tick's preemption, sched/preempt.c) goschedImpl(gp, true).
  *
  * Preempted for a wake-up (gp->preempt == preemptWake: a due timer, or
  * netpoll_kick's device), with slice left: gmk's own preemption, which Go
@@ -1270,7 +1251,7 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
  * event is emitted by its callers, which know whether it was async.)
  */
 static __always_inline __attribute__((noreturn)) void
-gosched_common(struct g *gp, bool preempted)
+goschedImpl(struct g *gp, bool preempted)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
@@ -1307,17 +1288,17 @@ gosched_common(struct g *gp, bool preempted)
 		netpoll(&q);
 		injectglist(pp, &q, true);
 	}
-	schedule_m(mp);
-}
-
-void goschedImpl(struct g *gp, bool preempted)
-{
-	gosched_common(gp, preempted);
+	schedule(mp);
 }
 
 __hot void gosched_m(struct g *gp)
 {
-	gosched_common(gp, false);
+	goschedImpl(gp, false);
+}
+
+__hot void gopreempt_m(struct g *gp)
+{
+	goschedImpl(gp, true);
 }
 
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own
@@ -1330,7 +1311,7 @@ __hot void goyield_m(struct g *gp)
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	runqput(pp, gp, false);
-	schedule_m(mp);
+	schedule(mp);
 }
 
 /*
@@ -1392,7 +1373,7 @@ __hot void goexit0(struct g *gp)
 	gp->waitreason = 0;
 	gfput(mp->p, gp);
 	prefetch_after_exit(mp->p);
-	schedule_m(mp);
+	schedule(mp);
 }
 
 /* ---- start-up ---------------------------------------------------------- */
@@ -1487,20 +1468,18 @@ static __attribute__((noreturn)) void core_idle_forever(void)
 
 void sched_main(bool boot_core)
 {
-	struct cpu *c = this_cpu();
 	if (boot_core) {
-		schedinit();
+		schedinit();	/* this core: M0, with P0, on its g0 */
 		struct g *gp = newproc1(kernel_main_g, NULL, G_STACK_DEFAULT * 4);
 		runqput(allp[0], gp, false);
 		atomic_store32(&mainstarted, 1);
 		smp_release_cores();	/* publishes schedinit (store-release) */
-		schedule();
+	} else {
+		struct m *mp = this_cpu()->m;
+		if (!mp)	/* beyond nprocs: no M, no P */
+			core_idle_forever();
+		arch_setg(mp->g0);
+		stopm();	/* on sched.midle since schedinit */
 	}
-
-	struct m *mp = c->m;
-	if (!mp)	/* beyond nprocs: no M, no P */
-		core_idle_forever();
-	arch_setg(mp->g0);
-	stopm();	/* on sched.midle since schedinit */
-	schedule();
+	schedule(getm());
 }

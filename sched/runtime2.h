@@ -177,7 +177,7 @@ struct p {
 	uint32_t resumewoken;		/* a woken G has run since resumeat */
 	uint64_t resumedwhen;		/* the resumed G's switch stamp (runwhen) */
 	/* schedtick of the last slice that ended before its G's time was
-	 * up: the tick preempted it (gosched_common), or the P went idle
+	 * up: the tick preempted it (goschedImpl), or the P went idle
 	 * (acquirep). A G found in runnext with that slice used up is the
 	 * next G, and starts its own slice (findrunnable). Owner only. */
 	uint32_t sliceendtick;

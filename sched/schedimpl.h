@@ -27,8 +27,6 @@ static inline struct m *getm(void) { return getg()->m; }
  * div for `% 61`, rep stos for a small struct, spills), paid on every
  * switch. `hot` overrides that guess.
  */
-__hot __attribute__((noreturn)) void schedule(void);
-__hot __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
 void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
 /*
  * wakep: start a spinning M if none spins, or have the next M that would
@@ -69,13 +67,14 @@ static __always_inline void wakep(void)
 		return;
 	wakep_idle();
 }
-/* proc.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
-__hot __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
 /* proc.c: the mcall targets of gopark, gosched, goyield and goexit (park.c). */
 __hot void park_m(struct g *gp);
 __hot void gosched_m(struct g *gp);
 __hot void goyield_m(struct g *gp);
 __hot void goexit0(struct g *gp);
+/* proc.c: the preempted gp, on g0 (sched/preempt.c), to the global queue,
+ * or back to its P after the G a wake-up readied (goschedImpl). */
+__hot __attribute__((noreturn)) void gopreempt_m(struct g *gp);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
 void goyield(void);
 /* The check for a G running with its stack pointer at sp (the tick). */
