@@ -52,11 +52,6 @@ _Static_assert(sizeof ((struct p *)0)->fpevents / sizeof(uint64_t) == SCHEDFP_NE
 
 #define FNV64_OFFSET 0xcbf29ce484222325ull	/* the hashes' start (FNV-1a's basis) */
 
-static uint64_t fold(uint64_t h, uint64_t x)
-{
-	return schedfp_fold(h, x);
-}
-
 void schedfp_init(void)
 {
 	sched_hooks = (kopts.fingerprint ? SCHED_HOOK_FINGERPRINT : 0) |
@@ -86,9 +81,9 @@ void sched_fingerprint_print(void)
 	uint64_t h = FNV64_OFFSET, n[SCHEDFP_NEVENTS] = { 0 };
 	for (uint32_t i = 0; i < sched.nprocs; i++) {
 		struct p *pp = allp[i];
-		h = fold(h, i);
+		h = schedfp_fold(h, i);
 		/* load-acquire, pairs with schedfp's store-release (schedimpl.h) */
-		h = fold(h, atomic_load64(&pp->fphash));
+		h = schedfp_fold(h, atomic_load64(&pp->fphash));
 		for (int e = 0; e < SCHEDFP_NEVENTS; e++)
 			n[e] += atomic_load64(&pp->fpevents[e]);
 	}

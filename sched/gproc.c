@@ -660,10 +660,11 @@ __attribute__((noreturn)) void gstart(void)
 
 /*
  * newproc1: a runnable G that will run fn(arg) on a fresh stack of at
- * least stack_bytes. The caller queues it.
+ * least stack_bytes. The caller queues it. Inline in go_stack; sched_main
+ * calls it out of line (schedimpl.h declares it without `inline`, which
+ * makes this C99's external definition as well).
  */
-static __always_inline struct g *
-newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
+__always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
 {
 	if (stack_bytes <= 0)
 		panic("go_stack: stack size %ld is not positive", stack_bytes);
@@ -705,11 +706,6 @@ newproc1_inl(void (*fn)(void *), void *arg, long stack_bytes)
 	return newg;
 }
 
-struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
-{
-	return newproc1_inl(fn, arg, stack_bytes);
-}
-
 /*
  * go_stack / go (Go's newproc): the new G goes to this P's runnext, so it
  * runs soon and on this core's cache (the creator's G will usually block
@@ -721,7 +717,7 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes)
 	/* Preemption off: newproc1's free list and runqput are "this P's",
 	 * used as its owner; a G preempted halfway would resume elsewhere. */
 	preempt_disable();
-	struct g *newg = newproc1_inl(fn, arg, stack_bytes);
+	struct g *newg = newproc1(fn, arg, stack_bytes);
 	uint64_t id = newg->goid;	/* newg may run and exit at once */
 	struct p *pp = getm()->p;
 	struct g *old = runnext_swap(pp, newg);	/* runqput(pp, newg, true) */
