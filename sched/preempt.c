@@ -138,7 +138,7 @@ static void tick(struct trapframe *tf)
 		return;
 	}
 	/* A G that overflowed its stack and spins never reaches a switch:
-	 * catch it here (sched/gproc.c). Its sp counts only outside the
+	 * catch it here (sched/stack.c). Its sp counts only outside the
 	 * switch code, which sets g and sp one instruction apart. */
 	stackcheck_sp(gp, arch_frame_preemptible(tf) ? arch_frame_sp(tf) : 0);
 	/* The longest a G has held this P without a switch, as the ticks

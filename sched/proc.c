@@ -1109,7 +1109,7 @@ execute(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	}
 	tick_arm_for_slice(mp->cpu, pp);
 	traceGoStart(gp, inherit_time);
-	/* A G's first run: it has no stack yet (sched/gproc.c). sp is what
+	/* A G's first run: it has no stack yet (sched/stack.c). sp is what
 	 * gogo loads next, so the test costs no line of its own. */
 	if (unlikely(gp->sched.sp == 0))
 		gstack_attach(pp, gp);

@@ -157,7 +157,7 @@ struct p {
 	struct glist gfree;
 	/* Free default-size stacks, guard pages in place, for the Gs that
 	 * start on this P (owner only): linked through each stack's top
-	 * word (sched/gproc.c). */
+	 * word (sched/stack.c). */
 	uintptr_t stackcache;
 	uint32_t nstackcache;
 

@@ -243,12 +243,12 @@ static inline struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
 /* ---- goroutines (kernel only) ---- */
 #define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */
 /* Default-size stacks, each with its guard page, are allocated this many
- * at a time and handed out one by one (sched/gproc.c says why). */
+ * at a time and handed out one by one (sched/stack.c says why). */
 #define G_STACK_BATCH 16
 /* go_stack with at most this many bytes gets a small stack: a piece of a
  * page from a pool, no guard page of its own, an overflow caught by a
  * canary at the G's next switch or at the guard page below its run of
- * pool pages (sched/gproc.c). Go's initial stack size. */
+ * pool pages (sched/stack.c). Go's initial stack size. */
 #define G_STACK_SMALL 2048
 /* Pages in a run of pool pages, the lowest of them the run's guard. */
 #define STACK_POOL_RUN_PAGES 32

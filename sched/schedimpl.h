@@ -7,6 +7,7 @@
 #include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
+#include "kernel/page.h"
 #include "kernel/time.h"
 #include "kernel/preempt.h"
 #include "sched/sched.h"
@@ -79,10 +80,10 @@ __hot __attribute__((noreturn)) void gopreempt_m(struct g *gp);
 void goyield(void);
 /* The check for a G running with its stack pointer at sp (the tick). */
 void stackcheck_sp(struct g *gp, uintptr_t sp);
-/* The lowest word of a live small stack (sched/gproc.c). */
+/* The lowest word of a live small stack (sched/stack.c). */
 #define STACK_CANARY	0x9e3779b97f4a7c15ull
 /*
- * Fatal error if a small-stack G overflowed its stack (sched/gproc.c):
+ * Fatal error if a small-stack G overflowed its stack (sched/stack.c):
  * at every switch, so the common case is inline, and anything odd goes
  * to stackcheck_sp, which decides. A stack with a guard page (npages !=
  * 0) needs no check here: an overflow faults on the guard at the very
@@ -135,6 +136,16 @@ static inline uint32_t readgstatus(struct g *gp)
 /* gproc.c */
 struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes);
 void gfput(struct p *pp, struct g *gp);
+
+/* stack.c */
+/* Pages for a stack of `bytes` plus its guard page. The page allocator
+ * does not round a run up to a power of two, so a default G costs its 4
+ * stack pages and its guard: 5 pages, not the 8 of a buddy block. */
+static inline size_t stack_npages(size_t bytes)
+{
+	return (bytes + PAGE_SIZE - 1) / PAGE_SIZE + 1;
+}
+#define STACK_DEFAULT_NPAGES	((G_STACK_DEFAULT + PAGE_SIZE - 1) / PAGE_SIZE + 1)
 /* gp runs for the first time on pp and has no stack yet: a default-size
  * one from pp's cache (execute). */
 void gstack_attach(struct p *pp, struct g *gp);
@@ -142,6 +153,11 @@ void gstack_attach(struct p *pp, struct g *gp);
  * goroutine goid (named if memory runs out), and one given back. */
 uintptr_t stackcache_get(struct p *pp, uint64_t goid);
 void stackcache_put(struct p *pp, uintptr_t base);
+/* A stack of at least `bytes` for gp, which will be goroutine goid (not
+ * the default size: those come from gstack_attach). */
+void stackalloc(struct g *gp, size_t bytes, uint64_t goid);
+/* gp's stack back to the pool or the page allocator (none: nothing). */
+void stackfree(struct g *gp);
 const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* checkdead.c: caller holds sched.lock */
