@@ -29,11 +29,10 @@
  * execute nothing. They run only when the busy one leaves its turn
  * early: wfi/hlt, yield/pause, or arming the earliest timer. A G that
  * polls with gosched on one core (chan_wait_for_waiters in the channel
- * tests) did none of those, and the next vCPU, spinning for a lock,
- * ran nothing but its timer interrupt handler for 10 virtual seconds
- * (the next interrupt was due before each turn reached the handler's
- * eret). With a yield at every switch, no vCPU keeps the thread past
- * its next switch.
+ * tests) does none of those, and a vCPU waiting for it gets turns too
+ * short to leave its timer interrupt handler (the next interrupt is due
+ * before the handler's eret) for as long as the poll lasts. With a
+ * yield at every switch, no vCPU keeps the thread past its next switch.
  *
  * Both off, the cost is one load of sched_hooks and a branch predicted
  * not taken at each site.

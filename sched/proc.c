@@ -984,7 +984,7 @@ first:
 		panic("findrunnable: wrong P");
 	pidleput(releasep());
 	/* Read before mput: once on sched.midle, a startm may set our
-	 * spinning for the work it hands us (found by TSan on hosted). */
+	 * spinning for the work it hands us. */
 	bool was_spinning = mp->spinning;
 	mp->spinning = 0;
 	mput(mp);
@@ -1057,8 +1057,9 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	struct g *gp = findrunnable_local(mp, inherit_time, nowp);
 	if (likely(gp != NULL))
 		return gp;
-	/* Copies whose addresses go out of line: the caller's own stay in
-	 * registers on the fast path (they were spilled at every switch). */
+	/* Copies whose addresses go out of line, so that the caller's own
+	 * stay in registers on the fast path instead of being spilled at
+	 * every switch. */
 	bool inherit = false;	/* what findrunnable_local set; the slow
 				 * path's finds start a new slice */
 	uint64_t now = *nowp;
@@ -1201,11 +1202,9 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	/*
 	 * The global queue empty as well: the put and the take below would
 	 * hand gp back to itself, so it runs on, and sched.lock is not
-	 * touched. Without this, two Ps whose Gs both yield each bounced
-	 * sched.lock's line to the other at every gosched, and took their
-	 * own G back every time: `bench yield nprocs=2` ran at 125-142 ns a
-	 * gosched on the hosted board, 2.5x its 1-P figure and Go's. The
-	 * size is read without the lock (globrunqempty): a G another P puts
+	 * touched: two Ps whose Gs both yield would otherwise bounce
+	 * sched.lock's line between them at every gosched, each to take its
+	 * own G back. The size is read without the lock (globrunqempty): a G another P puts
 	 * there meanwhile is the same race as above, which either side may
 	 * win. Go would also wake an idle P here (goschedImpl's wakep), to
 	 * find gp in the global queue; nothing was queued, so none is woken.
@@ -1349,8 +1348,7 @@ static inline void prefetch_after_exit(struct p *pp)
 		}
 		/* A pool stack's canary, its lowest word: stackcheck reads it
 		 * when g1 leaves its core, and nothing else touches that line
-		 * in between (bench spawn, 2 KiB stacks: at 2 Ps, half of
-		 * goexit0's samples were that one load). */
+		 * in between, so without the hint it is a miss in the switch. */
 		uintptr_t lo = __atomic_load_n(&g1->stack_lo, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&g1->stack_npages, __ATOMIC_RELAXED) == 0 && lo)
 			__builtin_prefetch((void *)lo, 0);

@@ -15,9 +15,7 @@
  * Gs hold a stack from birth. gmk's stacks do not move or grow, so a
  * default stack is 16 KiB against Go's 2 KiB to start, and one G that
  * starts 100,000 others (bench fanout) would hold 100,000 of them, 2 GB
- * with their guards, before most have run (the hosted board ran out of
- * memory at 45,000 without the tick's preemption). Attached at the first
- * run, a G that has not run costs its record only, and the Gs that run
+ * with their guards, before most have run. Attached at the first run, a G that has not run costs its record only, and the Gs that run
  * one after another on a P take the stack the last one left, still in
  * the cache and the TLB, instead of one each that the spawner's queue
  * has long evicted (docs/performance.md). Stacks of other sizes (small
@@ -204,8 +202,7 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
  * has been written costs a TLB shootdown on every core that runs the
  * kernel: on the hosted board, Linux interrupts each core that runs one
  * of its threads, for a guard marker (arch/host/cpu.c) as for an
- * mprotect, and that makes a written page's guard about three times as
- * costly as a never-written one's. A fresh batch has had at most its
+ * mprotect, which a page never written spares. A fresh batch has had at most its
  * first page written (the page allocator's free-list link), so all its
  * other guards are unmapped without a shootdown; there the stacks are
  * not zeroed either (stack_pages_alloc, below), so a G faults in only
@@ -219,13 +216,11 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
  * Pages for stacks. Not zeroed on the hosted board, where zeroing costs
  * the stores and a page fault for each page a G may never touch. Zeroed
  * on the bare-metal boards, where it is cheap, because under QEMU's TCG a
- * page that code ran from before gmk started (with 1 GiB on qemu-x86_64:
- * 0x3efe4000-0x3f000000, firmware or loader code) keeps its translated
- * blocks until the bytes of each are written, and every store to the
- * page takes the emulator's slow path meanwhile: a G whose stack lands
- * there runs hundreds of times slower, enough under host load to stall
- * the ping-pong fairness test's hog pair for seconds. Zeroing writes
- * every byte once and drops them.
+ * page that code ran from before gmk started (firmware or loader code)
+ * keeps its translated blocks until the bytes of each are written, and
+ * every store to the page takes the emulator's slow path meanwhile: a G
+ * whose stack lands there runs slower by orders of magnitude. Zeroing
+ * writes every byte once and drops them.
  */
 static void *stack_pages_alloc(size_t npages)
 {
