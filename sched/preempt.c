@@ -57,11 +57,6 @@ static uint64_t slice_default(void)
 	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
 }
 
-uint64_t sched_slice_ns(void)
-{
-	return slice_ns();
-}
-
 uint64_t sched_set_slice(uint64_t ns)
 {
 	uint64_t old = atomic_xchg64(&slice_override_ns, ns);

@@ -776,12 +776,12 @@ static __noinline struct g *resumeg_take(struct p *pp, uint64_t now)
 {
 	struct g *gp = pp->resumeg;
 	pp->resumeg = NULL;
-	pp->schedwhen = now + pp->resumeleft - slice_ns();
+	pp->schedwhen = now + pp->resumeleft - sched_slice_ns();
 	pp->resumedwhen = now;	/* execute's runwhen: resume_until */
 	/* A woken G waits in runnext: the tick gives it the core when the
 	 * resumed G's least run is over (preempt.c), not at the slice's end. */
 	if (atomic_loaduintptr(&pp->runnext) != 0) {
-		uint64_t until = now + resume_min_ns(slice_ns());
+		uint64_t until = now + resume_min_ns(sched_slice_ns());
 		uint64_t d = this_cpu()->timer_deadline_ns;
 		if (d == 0 || d > until)
 			timer_set_deadline(until);
@@ -800,7 +800,7 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 		*inherit_time = true;
 		if (!pp->resumewoken) {
 			pp->resumewoken = 1;
-			pp->schedwhen = now + resume_min_ns(slice_ns()) - slice_ns();
+			pp->schedwhen = now + resume_min_ns(sched_slice_ns()) - sched_slice_ns();
 			return gp;
 		}
 		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
@@ -884,7 +884,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 */
 	gp = runnext_get(pp);
 	if (gp) {
-		if (likely(now - pp->schedwhen < slice_ns())) {
+		if (likely(now - pp->schedwhen < sched_slice_ns())) {
 			*inherit_time = true;
 			pp->nrunnext++;
 			return gp;
@@ -1264,7 +1264,7 @@ goschedImpl(struct g *gp, bool preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
 	uint64_t now, slice;
 	if (preempted && gp->preempt == preemptWake && !pp->resumeg &&
-	    (now = nanotime()) - pp->schedwhen < (slice = slice_ns())) {
+	    (now = nanotime()) - pp->schedwhen < (slice = sched_slice_ns())) {
 		pp->resumeg = gp;	/* the woken G first: findrunnable */
 		pp->resumeat = now;
 		pp->resumeleft = pp->schedwhen + slice - now;

@@ -299,9 +299,15 @@ uint64_t sched_seed(void);		/* seed= or a boot-time value */
  * Go's GC does, and the unused stacks of the last default-size batch; the
  * benchmarks' memory figures call it first. */
 void gfree_release_stacks(void);
-/* The preemption time slice, and a test override of it (0 = the command
- * line's again); sched_set_slice returns the override it replaces. */
-uint64_t sched_slice_ns(void);
+/* The preemption time slice in force: the command line's or a test's
+ * override (sched_set_slice: 0 = the command line's again; it returns
+ * the override it replaces). One load: the scheduler reads it at every
+ * switch. */
+extern volatile uint64_t slice_cur_ns;		/* sched/preempt.c */
+static inline uint64_t sched_slice_ns(void)
+{
+	return atomic_load64(&slice_cur_ns);
+}
 uint64_t sched_set_slice(uint64_t ns);
 
 #endif

@@ -167,13 +167,6 @@ void checkdead(void);
 /* Time slice when the command line gives none (Go's forcePreemptNS). */
 #define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
 void preempt_init(void);
-/* The slice in force: the command line's (preempt_init) or a test's
- * override (sched_set_slice), one load for the scheduler. */
-extern volatile uint64_t slice_cur_ns;
-static inline uint64_t slice_ns(void)
-{
-	return atomic_load64(&slice_cur_ns);
-}
 /*
  * A G back on its P after a wake-up took the core (p->resumeg) runs at
  * least resume_min_ns before the next due timer may take it again, and
@@ -215,7 +208,7 @@ static __always_inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
  * slice (after tickless idle it may be armed for much later, or not). */
 static __always_inline void tick_arm_for_slice(struct cpu *c, struct p *pp)
 {
-	uint64_t next = tick_deadline(pp, slice_ns());
+	uint64_t next = tick_deadline(pp, sched_slice_ns());
 	uint64_t d = c->timer_deadline_ns;
 	if (d == 0 || d > next)
 		timer_set_deadline(next);
