@@ -684,7 +684,12 @@ static struct waitgroup rs_wg;
 static void rs_sleeper(void *arg)
 {
 	(void)arg;
-	sleep_ns(rs_deadline - nanotime());
+	/* Past the deadline already (a host that stopped this core): no
+	 * sleep, where rs_deadline - now would wrap round to a sleep for
+	 * good. The timers then fire before the spinner starts, which sees
+	 * no preemption for them: the trial is not counted. */
+	uint64_t now = nanotime();
+	sleep_ns(rs_deadline > now ? rs_deadline - now : 0);
 	atomic_xadd64(&rs_woke, 1);
 	waitgroup_done(&rs_wg);
 }
