@@ -57,13 +57,13 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
  * wait for a held lock, and the report of an unlock by a non-holder.
  */
 #include "kernel/atomic.h"
+#include "kernel/compiler.h"
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 
 void spin_lock_wait(struct spinlock *l, uint32_t me);	/* spinlock.c */
 /* Unlock's slow path: a hand-off to an asking waiter, or a misuse. */
-#define SPIN_SLOW_ATTR __attribute__((cold))
-SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l);
+__cold void spin_unlock_slow(struct spinlock *l);
 
 /*
  * spin_lock_nopreempt / spin_unlock_nopreempt: the lock without the
@@ -74,25 +74,25 @@ SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l);
  * gosched a few instructions a lock. Everything else uses spin_lock.
  */
 /* What this core writes into a lock it holds. */
-static inline __attribute__((always_inline)) uint32_t spin_tag(void)
+static __always_inline uint32_t spin_tag(void)
 {
 	return THIS_CPU_READ32(spin_tag);	/* cpu_id() + 1, set at boot */
 }
 
-static inline __attribute__((always_inline)) void spin_lock_nopreempt(struct spinlock *l)
+static __always_inline void spin_lock_nopreempt(struct spinlock *l)
 {
 	uint32_t me = spin_tag();
 	/* CAS with acquire (a full barrier on both architectures): what the
 	 * previous holder wrote before its store-release of 0 is visible. */
-	if (__builtin_expect(!atomic_cas32(&l->locked, 0, me), 0))
+	if (unlikely(!atomic_cas32(&l->locked, 0, me)))
 		spin_lock_wait(l, me);
 }
 
-static inline __attribute__((always_inline)) void spin_unlock_nopreempt(struct spinlock *l)
+static __always_inline void spin_unlock_nopreempt(struct spinlock *l)
 {
 	/* Relaxed: waiters' CASes touch the word while we hold it. Not
 	 * just our tag: a waiter asked for the lock, or we do not hold it. */
-	if (__builtin_expect(__atomic_load_n(&l->locked, __ATOMIC_RELAXED) != spin_tag(), 0)) {
+	if (unlikely(__atomic_load_n(&l->locked, __ATOMIC_RELAXED) != spin_tag())) {
 		spin_unlock_slow(l);
 		return;
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kernel/atomic.h"
+#include "kernel/compiler.h"
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "sched/hchan.h"
@@ -146,19 +147,14 @@ size_t chan_cap(chan_t c)
 	return c->dataqsiz;
 }
 
-/* ---- wait queues ------------------------------------------------------ */
+/*
+ * The functions hchan.h declares for select.c are inline here, in
+ * chansend and chanrecv, and out of line there: __always_inline on a
+ * definition whose declaration (hchan.h) has no `inline` makes it C99's
+ * external definition as well, one body for both.
+ */
 
-static inline __attribute__((always_inline)) void
-waitq_enqueue_inl(struct waitq *q, struct sudog *sg)
-{
-	sg->next = NULL;
-	sg->prev = q->last;
-	if (q->last)
-		q->last->next = sg;
-	else
-		q->first = sg;
-	q->last = sg;
-}
+/* ---- wait queues ------------------------------------------------------ */
 
 /*
  * Take the first sudog that may still be woken. A sudog of a select is
@@ -166,8 +162,7 @@ waitq_enqueue_inl(struct waitq *q, struct sudog *sg)
  * wins the G; the others just drop their sudog (the select dequeues the
  * rest itself when it wakes, see waitq_remove). Go's waitq.dequeue.
  */
-static inline __attribute__((always_inline)) struct sudog *
-waitq_dequeue_inl(struct waitq *q)
+__always_inline struct sudog *waitq_dequeue(struct waitq *q)
 {
 	for (;;) {
 		struct sudog *sg = q->first;
@@ -193,51 +188,11 @@ waitq_dequeue_inl(struct waitq *q)
 	}
 }
 
-void waitq_enqueue(struct waitq *q, struct sudog *sg)
-{
-	waitq_enqueue_inl(q, sg);
-}
-
-struct sudog *waitq_dequeue(struct waitq *q)
-{
-	return waitq_dequeue_inl(q);
-}
-
-/* Unlink sg if it is still queued (Go's dequeueSudoG). A sudog that a
- * waker already popped has prev == NULL and is not q->first. */
-void waitq_remove(struct waitq *q, struct sudog *sg)
-{
-	struct sudog *x = sg->prev, *y = sg->next;
-
-	if (x) {
-		if (y) {
-			x->next = y;
-			y->prev = x;
-			sg->next = NULL;
-		} else {
-			x->next = NULL;
-			q->last = x;
-		}
-		sg->prev = NULL;
-		return;
-	}
-	if (y) {
-		y->prev = NULL;
-		q->first = y;
-		sg->next = NULL;
-		return;
-	}
-	if (q->first == sg) {
-		q->first = NULL;
-		q->last = NULL;
-	}
-}
-
 /* ---- direct hand-off to a parked peer ---------------------------------- */
 
 /* One element: inline moves for the sizes of a word or two (ints,
  * pointers: most channels), memcpy for the rest. */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 elemcopy(void *dst, const void *src, uint32_t n)
 {
 	switch (n) {
@@ -252,17 +207,15 @@ elemcopy(void *dst, const void *src, uint32_t n)
 }
 
 /*
- * The hand-offs, inline in chansend/chanrecv (the hot path of every
- * unbuffered channel) and out of line for select, which unlocks its own
- * way. unlockf NULL: unlock c->lock.
+ * The hand-offs (Go's send and recv), inline in chansend/chanrecv (the
+ * hot path of every unbuffered channel) and out of line for select,
+ * which unlocks its own way. unlockf NULL: unlock c->lock.
  */
-static inline __attribute__((always_inline)) void
-send_direct(struct hchan *c, struct sudog *sg, const void *ep,
-	    void (*unlockf)(void *), void *arg)
+
+/* The value has moved: unlock c, then wake the peer parked in sg. */
+static __always_inline void
+handoff_wake(struct hchan *c, struct sudog *sg, void (*unlockf)(void *), void *arg)
 {
-	/* The receiver's slot is on its stack (or NULL: value discarded). */
-	if (sg->elem)
-		elemcopy(sg->elem, ep, c->elemsize);
 	sg->elem = NULL;
 	struct g *gp = sg->g;
 	if (unlockf)
@@ -273,15 +226,17 @@ send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 	ready(gp);		/* publishes the copy: goready's CAS orders it */
 }
 
-void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
-		      void (*unlockf)(void *), void *arg)
+__always_inline void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
+				      void (*unlockf)(void *), void *arg)
 {
-	send_direct(c, sg, ep, unlockf, arg);
+	/* The receiver's slot is on its stack (or NULL: value discarded). */
+	if (sg->elem)
+		elemcopy(sg->elem, ep, c->elemsize);
+	handoff_wake(c, sg, unlockf, arg);
 }
 
-static inline __attribute__((always_inline)) void
-recv_direct(struct hchan *c, struct sudog *sg, void *ep,
-	    void (*unlockf)(void *), void *arg)
+__always_inline void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
+				      void (*unlockf)(void *), void *arg)
 {
 	if (c->dataqsiz == 0) {
 		/* Unbuffered: copy straight from the sender. */
@@ -301,20 +256,7 @@ recv_direct(struct hchan *c, struct sudog *sg, void *ep,
 			c->recvx = 0;
 		c->sendx = c->recvx;
 	}
-	sg->elem = NULL;
-	struct g *gp = sg->g;
-	if (unlockf)
-		unlockf(arg);
-	else
-		spin_unlock(&c->lock);
-	sg->success = true;
-	ready(gp);
-}
-
-void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,
-		      void (*unlockf)(void *), void *arg)
-{
-	recv_direct(c, sg, ep, unlockf, arg);
+	handoff_wake(c, sg, unlockf, arg);
 }
 
 /* ---- send ------------------------------------------------------------- */
@@ -333,7 +275,7 @@ static bool chan_full(struct hchan *c)
 	return atomic_load32(&c->qcount) == c->dataqsiz;
 }
 
-static inline __attribute__((always_inline)) bool
+static __always_inline bool
 chansend(struct hchan *c, const void *ep, bool block)
 {
 	if (!c) {
@@ -354,9 +296,9 @@ chansend(struct hchan *c, const void *ep, bool block)
 		spin_unlock(&c->lock);
 		panic("send on closed channel");
 	}
-	struct sudog *sg = waitq_dequeue_inl(&c->recvq);
+	struct sudog *sg = waitq_dequeue(&c->recvq);
 	if (sg) {
-		send_direct(c, sg, ep, NULL, NULL);
+		chan_send_direct(c, sg, ep, NULL, NULL);
 		return true;
 	}
 	if (c->qcount < c->dataqsiz) {
@@ -375,7 +317,7 @@ chansend(struct hchan *c, const void *ep, bool block)
 	struct sudog mysg = {
 		.g = getg(), .elem = (void *)ep, .c = c,
 	};
-	waitq_enqueue_inl(&c->sendq, &mysg);
+	waitq_enqueue(&c->sendq, &mysg);
 	goparkunlock_spin(&c->lock, waitReasonChanSend);
 	/* Woken by a receiver (success) or by chan_close. */
 	if (!mysg.success)
@@ -405,7 +347,7 @@ static bool chan_empty(struct hchan *c)
 
 /* Returns whether it received or saw the close (Go's "selected");
  * *received is false when the channel was closed and drained. */
-static inline __attribute__((always_inline)) bool
+static __always_inline bool
 chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 {
 	*received = false;
@@ -438,9 +380,9 @@ chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 		}
 		/* Closed but values remain: drain them first. */
 	} else {
-		struct sudog *sg = waitq_dequeue_inl(&c->sendq);
+		struct sudog *sg = waitq_dequeue(&c->sendq);
 		if (sg) {
-			recv_direct(c, sg, ep, NULL, NULL);
+			chan_recv_direct(c, sg, ep, NULL, NULL);
 			*received = true;
 			return true;
 		}
@@ -464,7 +406,7 @@ chanrecv(struct hchan *c, void *ep, bool block, bool *received)
 	}
 
 	struct sudog mysg = { .g = getg(), .elem = ep, .c = c };
-	waitq_enqueue_inl(&c->recvq, &mysg);
+	waitq_enqueue(&c->recvq, &mysg);
 	goparkunlock_spin(&c->lock, waitReasonChanReceive);
 	/* chan_close cleared our slot and left success false. */
 	*received = mysg.success;

@@ -29,11 +29,10 @@
  * execute nothing. They run only when the busy one leaves its turn
  * early: wfi/hlt, yield/pause, or arming the earliest timer. A G that
  * polls with gosched on one core (chan_wait_for_waiters in the channel
- * tests) did none of those, and the next vCPU, spinning for a lock,
- * ran nothing but its timer interrupt handler for 10 virtual seconds
- * (the next interrupt was due before each turn reached the handler's
- * eret). With a yield at every switch, no vCPU keeps the thread past
- * its next switch.
+ * tests) does none of those, and a vCPU waiting for it gets turns too
+ * short to leave its timer interrupt handler (the next interrupt is due
+ * before the handler's eret) for as long as the poll lasts. With a
+ * yield at every switch, no vCPU keeps the thread past its next switch.
  *
  * Both off, the cost is one load of sched_hooks and a branch predicted
  * not taken at each site.
@@ -51,11 +50,6 @@ _Static_assert(sizeof ((struct p *)0)->fpevents / sizeof(uint64_t) == SCHEDFP_NE
 	       "struct p's fpevents: one counter per enum schedfp_event");
 
 #define FNV64_OFFSET 0xcbf29ce484222325ull	/* the hashes' start (FNV-1a's basis) */
-
-static uint64_t fold(uint64_t h, uint64_t x)
-{
-	return schedfp_fold(h, x);
-}
 
 void schedfp_init(void)
 {
@@ -86,9 +80,9 @@ void sched_fingerprint_print(void)
 	uint64_t h = FNV64_OFFSET, n[SCHEDFP_NEVENTS] = { 0 };
 	for (uint32_t i = 0; i < sched.nprocs; i++) {
 		struct p *pp = allp[i];
-		h = fold(h, i);
+		h = schedfp_fold(h, i);
 		/* load-acquire, pairs with schedfp's store-release (schedimpl.h) */
-		h = fold(h, atomic_load64(&pp->fphash));
+		h = schedfp_fold(h, atomic_load64(&pp->fphash));
 		for (int e = 0; e < SCHEDFP_NEVENTS; e++)
 			n[e] += atomic_load64(&pp->fpevents[e]);
 	}

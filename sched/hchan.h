@@ -65,12 +65,13 @@ static inline void *chanbuf(struct hchan *c, uint32_t i)
 	return c->buf + (size_t)i * c->elemsize;
 }
 
-void waitq_enqueue(struct waitq *q, struct sudog *sg);
+/* The first sudog of q that may still be woken, taken (a select's is
+ * claimed for this channel), or NULL. */
 struct sudog *waitq_dequeue(struct waitq *q);
-void waitq_remove(struct waitq *q, struct sudog *sg);
 
 /* Hand a value to / take one from a parked peer found in c's queue;
- * both unlock c (the caller took its lock) before readying the peer. */
+ * both unlock c (the caller took its lock) before readying the peer.
+ * These three are inline in chan.c (see there). */
 void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,
 		      void (*unlockf)(void *), void *arg);
 void chan_recv_direct(struct hchan *c, struct sudog *sg, void *ep,

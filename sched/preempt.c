@@ -31,6 +31,7 @@
  */
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/compiler.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/panic.h"
@@ -56,11 +57,6 @@ static uint64_t slice_default(void)
 	return kopts.slice_ns ? kopts.slice_ns : SLICE_DEFAULT_NS;
 }
 
-uint64_t sched_slice_ns(void)
-{
-	return slice_ns();
-}
-
 uint64_t sched_set_slice(uint64_t ns)
 {
 	uint64_t old = atomic_xchg64(&slice_override_ns, ns);
@@ -74,15 +70,6 @@ uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_
 	if (when < until)
 		when = until;
 	return when < next ? when : next;
-}
-
-/* Go's gopreempt_m: the preempted G goes to the global queue, behind
- * everything else, so that every P's work gets a turn; or, preempted
- * for a wake-up, it waits on its P to resume its slice (and Gs that
- * devices readied run next: see goschedImpl, proc.c). */
-static SCHED_HOT __attribute__((noreturn)) void gopreempt_m(struct g *gp)
-{
-	goschedImpl(gp, true);
 }
 
 /* On g0 after arch_irq_leave_to: the G's context is in its frame copy. */
@@ -146,7 +133,7 @@ static void tick(struct trapframe *tf)
 		return;
 	}
 	/* A G that overflowed its stack and spins never reaches a switch:
-	 * catch it here (sched/gproc.c). Its sp counts only outside the
+	 * catch it here (sched/stack.c). Its sp counts only outside the
 	 * switch code, which sets g and sp one instruction apart. */
 	stackcheck_sp(gp, arch_frame_preemptible(tf) ? arch_frame_sp(tf) : 0);
 	/* The longest a G has held this P without a switch, as the ticks

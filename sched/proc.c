@@ -23,6 +23,7 @@
 
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/compiler.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/kmalloc.h"
@@ -409,7 +410,7 @@ static void timers_run_stalled(uint64_t now)
  * checks, a few instructions a switch. The deadline is 0 (every
  * round) while a core is stuck or schedtrace is on.
  */
-static __attribute__((noinline)) void g0_periodic(uint64_t now)
+static __noinline void g0_periodic(uint64_t now)
 {
 	if (kopts.schedtrace_ms != 0)
 		schedtrace_maybe();
@@ -722,7 +723,7 @@ static struct g *stealwork(struct p *pp)
 
 /* Called with sched.lock held (findrunnable, on g0: spin_lock_nopreempt);
  * drops it, then puts the rest of the batch on pp's local queue. */
-SCHED_INLINE struct g *globrunqget_batch_locked(struct p *pp)
+static __always_inline struct g *globrunqget_batch_locked(struct p *pp)
 {
 	struct g *rest;
 	int32_t nrest;
@@ -756,7 +757,7 @@ SCHED_INLINE struct g *globrunqget_batch_locked(struct p *pp)
 /* A G that ran out of the slice it shared (findrunnable_local): to the
  * global queue's tail, as the tick's preemption at the slice's end would
  * have sent it (Go's sysmon: gopreempt_m). */
-static __attribute__((noinline)) void globrunqput_sliceover(struct g *gp)
+static __noinline void globrunqput_sliceover(struct g *gp)
 {
 	spin_lock_nopreempt(&sched.lock);
 	globrunqput(gp);
@@ -767,16 +768,16 @@ static __attribute__((noinline)) void globrunqput_sliceover(struct g *gp)
 /* pp->resumeg back on its P with the rest of its slice, from now: what
  * ran meanwhile (the woken Gs, the timer callbacks, a slice the 61st-tick
  * pick started) is not taken from it. Inherits: schedtick stays. */
-static __attribute__((noinline)) struct g *resumeg_take(struct p *pp, uint64_t now)
+static __noinline struct g *resumeg_take(struct p *pp, uint64_t now)
 {
 	struct g *gp = pp->resumeg;
 	pp->resumeg = NULL;
-	pp->schedwhen = now + pp->resumeleft - slice_ns();
+	pp->schedwhen = now + pp->resumeleft - sched_slice_ns();
 	pp->resumedwhen = now;	/* execute's runwhen: resume_until */
 	/* A woken G waits in runnext: the tick gives it the core when the
 	 * resumed G's least run is over (preempt.c), not at the slice's end. */
 	if (atomic_loaduintptr(&pp->runnext) != 0) {
-		uint64_t until = now + resume_min_ns(slice_ns());
+		uint64_t until = now + resume_min_ns(sched_slice_ns());
 		uint64_t d = this_cpu()->timer_deadline_ns;
 		if (d == 0 || d > until)
 			timer_set_deadline(until);
@@ -786,16 +787,16 @@ static __attribute__((noinline)) struct g *resumeg_take(struct p *pp, uint64_t n
 
 /* findrunnable_local's runnext G with its slice used up (see there):
  * the G to run, or NULL (it went to the global queue). */
-static __attribute__((noinline)) struct g *
+static __noinline struct g *
 runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 {
 	if (pp->resumeg) {
 		/* The woken Gs' short slice begins as the first of them runs
-		 * (gosched_common left the slice's start at 0 for this). */
+		 * (goschedImpl left the slice's start at 0 for this). */
 		*inherit_time = true;
 		if (!pp->resumewoken) {
 			pp->resumewoken = 1;
-			pp->schedwhen = now + resume_min_ns(slice_ns()) - slice_ns();
+			pp->schedwhen = now + resume_min_ns(sched_slice_ns()) - sched_slice_ns();
 			return gp;
 		}
 		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
@@ -807,7 +808,7 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 	return NULL;
 }
 
-static inline __attribute__((always_inline)) struct g *
+static __always_inline struct g *
 findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp;
@@ -817,7 +818,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
 	 * cores the watchdog found stuck (g0_periodic). */
-	if (__builtin_expect(now >= atomic_load64(&sched.g0work_due), 0)) {
+	if (unlikely(now >= atomic_load64(&sched.g0work_due))) {
 		g0_periodic(now);
 		*nowp = now = nanotime();
 	}
@@ -878,13 +879,13 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 *
 	 * A G preempted for a wake-up (resumeg) comes back after the woken
 	 * Gs in runnext, which share a slice of a resumed G's least run
-	 * (gosched_common), and before them once that is over: Gs that park
+	 * (goschedImpl), and before them once that is over: Gs that park
 	 * and are due again by then (a storm of short sleeps) would
 	 * otherwise pass the core among themselves to the end of its slice.
 	 */
 	gp = runnext_get(pp);
 	if (gp) {
-		if (__builtin_expect(now - pp->schedwhen < slice_ns(), 1)) {
+		if (likely(now - pp->schedwhen < sched_slice_ns())) {
 			*inherit_time = true;
 			pp->nrunnext++;
 			return gp;
@@ -893,7 +894,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 		if (gp)
 			return gp;
 	}
-	if (__builtin_expect(pp->resumeg != NULL, 0)) {
+	if (unlikely(pp->resumeg != NULL)) {
 		*inherit_time = true;
 		return resumeg_take(pp, now);
 	}
@@ -917,7 +918,7 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
  * stealing) and its wait, out of line: the common case above stays small
  * in schedule(), which then saves fewer registers.
  */
-static __attribute__((noinline)) struct g *
+static __noinline struct g *
 findrunnable_slow(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp;
@@ -984,7 +985,7 @@ first:
 		panic("findrunnable: wrong P");
 	pidleput(releasep());
 	/* Read before mput: once on sched.midle, a startm may set our
-	 * spinning for the work it hands us (found by TSan on hosted). */
+	 * spinning for the work it hands us. */
 	bool was_spinning = mp->spinning;
 	mp->spinning = 0;
 	mput(mp);
@@ -1051,14 +1052,15 @@ first:
 	goto top;
 }
 
-static inline __attribute__((always_inline)) struct g *
+static __always_inline struct g *
 findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 {
 	struct g *gp = findrunnable_local(mp, inherit_time, nowp);
-	if (__builtin_expect(gp != NULL, 1))
+	if (likely(gp != NULL))
 		return gp;
-	/* Copies whose addresses go out of line: the caller's own stay in
-	 * registers on the fast path (they were spilled at every switch). */
+	/* Copies whose addresses go out of line, so that the caller's own
+	 * stay in registers on the fast path instead of being spilled at
+	 * every switch. */
 	bool inherit = false;	/* what findrunnable_local set; the slow
 				 * path's finds start a new slice */
 	uint64_t now = *nowp;
@@ -1071,11 +1073,12 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 /* ---- running --------------------------------------------------------- */
 
 /*
- * execute: run gp on this M; a new time slice unless inherit_time. now is
- * the switch's one clock read (schedule), from which a new slice counts.
+ * execute: run gp on mp (this M); a new time slice unless inherit_time.
+ * now is the switch's one clock read (schedule), from which a new slice
+ * counts.
  */
-static inline __attribute__((noreturn, always_inline)) void
-execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
+static __always_inline __attribute__((noreturn)) void
+execute(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 {
 	struct p *pp = mp->p;
 	/* runwhen before curg, and curg by store-release: the watchdog
@@ -1100,7 +1103,7 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	 * before any other G starts a slice here (unless a thief took it).
 	 * A G resuming its slice (resumeg) may come first, for at most
 	 * resume_min_ns: the tick then gives the core to runnext. */
-	if (__builtin_expect(pp->timerg != 0, 0)) {
+	if (unlikely(pp->timerg != 0)) {
 		if (!inherit_time && pp->timerg != (uintptr_t)gp &&
 		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
 			pp->ntimerbypass++;
@@ -1108,28 +1111,24 @@ execute_at(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	}
 	tick_arm_for_slice(mp->cpu, pp);
 	traceGoStart(gp, inherit_time);
-	/* A G's first run: it has no stack yet (sched/gproc.c). sp is what
+	/* A G's first run: it has no stack yet (sched/stack.c). sp is what
 	 * gogo loads next, so the test costs no line of its own. */
-	if (__builtin_expect(gp->sched.sp == 0, 0))
+	if (unlikely(gp->sched.sp == 0))
 		gstack_attach(pp, gp);
 	gogo(&gp->sched);
 }
 
-void execute(struct g *gp, bool inherit_time)
-{
-	execute_at(getm(), gp, inherit_time, nanotime());
-}
-
 /*
- * schedule_m: one round of the scheduler on mp, from g0; never returns.
- * Inline in schedule() and in the mcall targets below (park_m, gosched_m,
- * goyield_m, goexit0), so that a switch runs one g0 frame, not two: a
- * noreturn function's prologue saves callee-saved registers that nobody
- * will restore, and a second frame would pay that on every switch.
+ * schedule: one round of the scheduler on mp, this M (the caller's
+ * getm()), from g0; never returns. Inline in the mcall targets below
+ * (park_m, gosched_m, goyield_m, goexit0, gopreempt_m) and sched_main,
+ * so that a switch runs one g0 frame, not two: a noreturn function's
+ * prologue saves callee-saved registers that nobody will restore, and a
+ * second frame would pay that on every switch.
  */
-static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m *mp)
+static __always_inline __attribute__((noreturn)) void schedule(struct m *mp)
 {
-	if (__builtin_expect(THIS_CPU_READ32(preempt_off) != 0, 0))
+	if (unlikely(THIS_CPU_READ32(preempt_off) != 0))
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
 		      "holding a spinlock?)", mp->id, mp->cpu->preempt_off);
 	struct p *pp = mp->p;
@@ -1147,28 +1146,12 @@ static inline __attribute__((always_inline, noreturn)) void schedule_m(struct m 
 	 * next spinner if it was the last. */
 	if (mp->spinning)
 		resetspinning();
-	execute_at(mp, gp, inherit, now);
-}
-
-/* schedule: one round of the scheduler. Runs on g0, never returns. The
- * mcall targets below have made these checks true by construction (mcall
- * refuses g0, dropg clears curg, a running G's M has a P). */
-void schedule(void)
-{
-	struct g *g0 = getg();
-	struct m *mp = g0->m;
-	if (g0 != mp->g0)
-		panic("schedule: not on g0");
-	if (mp->curg)
-		panic("schedule: M%u still has curg", mp->id);
-	if (!mp->p)
-		panic("schedule: M%u has no P", mp->id);
-	schedule_m(mp);
+	execute(mp, gp, inherit, now);
 }
 
 /* ---- the g0 halves of gopark, gosched, goyield and goexit (park.c) ---- */
 
-SCHED_HOT void park_m(struct g *gp)
+__hot void park_m(struct g *gp)
 {
 	struct m *mp = getm();
 	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
@@ -1185,10 +1168,10 @@ SCHED_HOT void park_m(struct g *gp)
 		if (!fn(gp, lock)) {
 			traceGoUnpark(gp);
 			casgstatus(gp, _Gwaiting, _Grunnable);
-			execute(gp, true);	/* the same slice: never left */
+			execute(mp, gp, true, nanotime());	/* the same slice: never left */
 		}
 	}
-	schedule_m(mp);
+	schedule(mp);
 }
 
 /*
@@ -1204,11 +1187,11 @@ SCHED_HOT void park_m(struct g *gp)
  * other P can take gp from the global queue in between, which is a race
  * that either side may win in Go too. Returns when it does not apply.
  */
-static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, struct g *gp)
+static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 {
 	struct p *pp = mp->p;
 	/* Local work first: the common reason not to apply, decided before
-	 * the clock read (schedule_m then reads it once). */
+	 * the clock read (schedule then reads it once). */
 	if (atomic_loaduintptr(&pp->runnext) != 0 ||
 	    atomic_load32(&pp->runqhead) != pp->runqtail || pp->resumeg)
 		return;
@@ -1220,18 +1203,16 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
 	/*
 	 * The global queue empty as well: the put and the take below would
 	 * hand gp back to itself, so it runs on, and sched.lock is not
-	 * touched. Without this, two Ps whose Gs both yield each bounced
-	 * sched.lock's line to the other at every gosched, and took their
-	 * own G back every time: `bench yield nprocs=2` ran at 125-142 ns a
-	 * gosched on the hosted board, 2.5x its 1-P figure and Go's. The
-	 * size is read without the lock (globrunqempty): a G another P puts
+	 * touched: two Ps whose Gs both yield would otherwise bounce
+	 * sched.lock's line between them at every gosched, each to take its
+	 * own G back. The size is read without the lock (globrunqempty): a G another P puts
 	 * there meanwhile is the same race as above, which either side may
 	 * win. Go would also wake an idle P here (goschedImpl's wakep), to
 	 * find gp in the global queue; nothing was queued, so none is woken.
 	 */
 	if (globrunqempty())
-		execute_at(mp, gp, false, now);
-	atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule_m */
+		execute(mp, gp, false, now);
+	atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
 	struct g *rest;
 	int32_t nrest;
 	int32_t max = pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 ? 1 : GLOBRUNQ_BATCH_MAX;
@@ -1243,14 +1224,14 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
 	if (nrest)
 		runqputchain(pp, rest, NULL, nrest);
 	wakep();		/* as goschedImpl: Gs may wait in either queue */
-	execute_at(mp, next, false, now);
+	execute(mp, next, false, now);
 }
 
 /*
  * goschedImpl: gp goes to the global queue, behind everything else, so
  * that it lets every P's work go first rather than just its own P's.
- * Go's gosched_m is goschedImpl(gp, false) and gopreempt_m (the tick's
- * preemption, sched/preempt.c) goschedImpl(gp, true).
+ * As in Go, gosched_m is goschedImpl(gp, false) and gopreempt_m (the
+ * tick's preemption, sched/preempt.c) goschedImpl(gp, true).
  *
  * Preempted for a wake-up (gp->preempt == preemptWake: a due timer, or
  * netpoll_kick's device), with slice left: gmk's own preemption, which Go
@@ -1269,8 +1250,8 @@ static inline __attribute__((always_inline)) void gosched_fast(struct m *mp, str
  * ever reaching findrunnable's netpoll step. (The preemption's trace
  * event is emitted by its callers, which know whether it was async.)
  */
-static inline __attribute__((always_inline, noreturn)) void
-gosched_common(struct g *gp, bool preempted)
+static __always_inline __attribute__((noreturn)) void
+goschedImpl(struct g *gp, bool preempted)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
@@ -1284,7 +1265,7 @@ gosched_common(struct g *gp, bool preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
 	uint64_t now, slice;
 	if (preempted && gp->preempt == preemptWake && !pp->resumeg &&
-	    (now = nanotime()) - pp->schedwhen < (slice = slice_ns())) {
+	    (now = nanotime()) - pp->schedwhen < (slice = sched_slice_ns())) {
 		pp->resumeg = gp;	/* the woken G first: findrunnable */
 		pp->resumeat = now;
 		pp->resumeleft = pp->schedwhen + slice - now;
@@ -1307,30 +1288,30 @@ gosched_common(struct g *gp, bool preempted)
 		netpoll(&q);
 		injectglist(pp, &q, true);
 	}
-	schedule_m(mp);
+	schedule(mp);
 }
 
-void goschedImpl(struct g *gp, bool preempted)
+__hot void gosched_m(struct g *gp)
 {
-	gosched_common(gp, preempted);
+	goschedImpl(gp, false);
 }
 
-SCHED_HOT void gosched_m(struct g *gp)
+__hot void gopreempt_m(struct g *gp)
 {
-	gosched_common(gp, false);
+	goschedImpl(gp, true);
 }
 
 /* goyield_m: like gosched_m, but gp goes to the tail of this P's own
  * queue (Go's goyield, for semrelease's direct hand-off: the waiter in
  * runnext runs at once, and the yielder soon after on the same P). */
-SCHED_HOT void goyield_m(struct g *gp)
+__hot void goyield_m(struct g *gp)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
 	casgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	runqput(pp, gp, false);
-	schedule_m(mp);
+	schedule(mp);
 }
 
 /*
@@ -1368,8 +1349,7 @@ static inline void prefetch_after_exit(struct p *pp)
 		}
 		/* A pool stack's canary, its lowest word: stackcheck reads it
 		 * when g1 leaves its core, and nothing else touches that line
-		 * in between (bench spawn, 2 KiB stacks: at 2 Ps, half of
-		 * goexit0's samples were that one load). */
+		 * in between, so without the hint it is a miss in the switch. */
 		uintptr_t lo = __atomic_load_n(&g1->stack_lo, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&g1->stack_npages, __ATOMIC_RELAXED) == 0 && lo)
 			__builtin_prefetch((void *)lo, 0);
@@ -1381,7 +1361,7 @@ static inline void prefetch_after_exit(struct p *pp)
 	}
 }
 
-SCHED_HOT void goexit0(struct g *gp)
+__hot void goexit0(struct g *gp)
 {
 	struct m *mp = getm();
 	traceGoEnd(gp);
@@ -1394,7 +1374,7 @@ SCHED_HOT void goexit0(struct g *gp)
 	gp->waitreason = 0;
 	gfput(mp->p, gp);
 	prefetch_after_exit(mp->p);
-	schedule_m(mp);
+	schedule(mp);
 }
 
 /* ---- start-up ---------------------------------------------------------- */
@@ -1489,20 +1469,18 @@ static __attribute__((noreturn)) void core_idle_forever(void)
 
 void sched_main(bool boot_core)
 {
-	struct cpu *c = this_cpu();
 	if (boot_core) {
-		schedinit();
+		schedinit();	/* this core: M0, with P0, on its g0 */
 		struct g *gp = newproc1(kernel_main_g, NULL, G_STACK_DEFAULT * 4);
 		runqput(allp[0], gp, false);
 		atomic_store32(&mainstarted, 1);
 		smp_release_cores();	/* publishes schedinit (store-release) */
-		schedule();
+	} else {
+		struct m *mp = this_cpu()->m;
+		if (!mp)	/* beyond nprocs: no M, no P */
+			core_idle_forever();
+		arch_setg(mp->g0);
+		stopm();	/* on sched.midle since schedinit */
 	}
-
-	struct m *mp = c->m;
-	if (!mp)	/* beyond nprocs: no M, no P */
-		core_idle_forever();
-	arch_setg(mp->g0);
-	stopm();	/* on sched.midle since schedinit */
-	schedule();
+	schedule(getm());
 }

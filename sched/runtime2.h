@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/gobuf.h"
 #include "kernel/spinlock.h"
@@ -165,7 +166,7 @@ struct p {
 	struct glist gfree;
 	/* Free default-size stacks, guard pages in place, for the Gs that
 	 * start on this P (owner only): linked through each stack's top
-	 * word (sched/gproc.c). */
+	 * word (sched/stack.c). */
 	uintptr_t stackcache;
 	uint32_t nstackcache;
 
@@ -185,7 +186,7 @@ struct p {
 	uint32_t resumewoken;		/* a woken G has run since resumeat */
 	uint64_t resumedwhen;		/* the resumed G's switch stamp (runwhen) */
 	/* schedtick of the last slice that ended before its G's time was
-	 * up: the tick preempted it (gosched_common), or the P went idle
+	 * up: the tick preempted it (goschedImpl), or the P went idle
 	 * (acquirep). A G found in runnext with that slice used up is the
 	 * next G, and starts its own slice (findrunnable). Owner only. */
 	uint32_t sliceendtick;
@@ -260,7 +261,7 @@ static inline void gqueue_push(struct gqueue *q, struct g *gp)
 	q->size++;
 }
 
-static inline __attribute__((always_inline)) void gqueue_pushback(struct gqueue *q, struct g *gp)
+static __always_inline void gqueue_pushback(struct gqueue *q, struct g *gp)
 {
 	gp->schedlink = NULL;
 	if (q->tail != NULL)

@@ -10,13 +10,9 @@
 #include <stdint.h>
 
 #include "kernel/atomic.h"
+#include "kernel/compiler.h"
 #include "kernel/percpu.h"
 #include "sched/runtime2.h"
-
-/* The helpers of a switch's fast path: inline even where GCC's size
- * limits would call them out of line (a mcall target that inlines
- * schedule() is large). */
-#define SCHED_INLINE static inline __attribute__((always_inline))
 
 /* ---- local run queue (sched/runq.c); owner = the M holding pp ---- */
 void runqput(struct p *pp, struct g *gp, bool next);		/* owner */
@@ -55,12 +51,12 @@ void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
  * Inline for the common case, a batch that fits (findrunnable's global
  * batch, every other gosched at 1 P); runqputbatch_slow spills the rest.
  */
-SCHED_INLINE void runqputchain(struct p *pp, struct g *head, struct g *tail, int32_t n)
+static __always_inline void runqputchain(struct p *pp, struct g *head, struct g *tail, int32_t n)
 {
 	/* load-acquire, synchronize with consumers */
 	uint32_t h = atomic_load32(&pp->runqhead);
 	uint32_t t = pp->runqtail;
-	if (__builtin_expect((uint32_t)n > RUNQ_SIZE - (t - h), 0)) {
+	if (unlikely((uint32_t)n > RUNQ_SIZE - (t - h))) {
 		struct gqueue q = { head, tail, n };
 		if (!q.tail)
 			for (q.tail = head; q.tail->schedlink; q.tail = q.tail->schedlink)
@@ -88,7 +84,7 @@ static inline void runqputbatch(struct p *pp, struct gqueue *q)
 }
 /* runqget's first half: the G in pp's runnext, taken, or NULL. Owner
  * only (a thief's take is runqgrab's). */
-SCHED_INLINE struct g *runnext_get(struct p *pp)
+static __always_inline struct g *runnext_get(struct p *pp)
 {
 	/* A plain read in Go; a load-acquire here so that the C memory model
 	 * (and TSAN) agree it races only with other atomics. */
@@ -101,7 +97,7 @@ SCHED_INLINE struct g *runnext_get(struct p *pp)
 }
 /* runqget's second half: the G at the head of pp's ring, or NULL. Owner
  * only. */
-SCHED_INLINE struct g *runqget_ring(struct p *pp)
+static __always_inline struct g *runqget_ring(struct p *pp)
 {
 	for (;;) {
 		/* load-acquire, synchronize with other consumers */
@@ -123,7 +119,7 @@ SCHED_INLINE struct g *runqget_ring(struct p *pp)
  * the current time slice (runnext) or start a new one. Owner only. Inline:
  * findrunnable's common case.
  */
-SCHED_INLINE struct g *runqget(struct p *pp, bool *inherit_time)
+static __always_inline struct g *runqget(struct p *pp, bool *inherit_time)
 {
 	struct g *gp = runnext_get(pp);
 	if (inherit_time)
@@ -144,22 +140,22 @@ bool runqempty(struct p *pp);					/* any core */
 void globrunqputhead(struct g *gp);
 void globrunqputbatch(struct gqueue *batch);
 struct g *globrunqget(void);
-__attribute__((noreturn, cold)) void globrunq_unlocked(void);
+__cold __attribute__((noreturn)) void globrunq_unlocked(void);
 
 /* Lock-free peek (may be stale): worth taking sched.lock to look? */
-SCHED_INLINE bool globrunqempty(void)
+static __always_inline bool globrunqempty(void)
 {
 	return atomic_load32(&sched.runqsize) == 0;
 }
 
 /* Publish the size for globrunqempty(): store-release, so a core that sees
  * it nonzero and then takes the lock finds the Gs. */
-SCHED_INLINE void globrunq_publish_size(void)
+static __always_inline void globrunq_publish_size(void)
 {
 	atomic_store32(&sched.runqsize, (uint32_t)sched.runq.size);
 }
 
-SCHED_INLINE void assert_sched_locked(void)
+static __always_inline void assert_sched_locked(void)
 {
 #ifdef GMK_DEBUG_ASSERTS
 	/* Only in the sanitizer builds (make test boots them): the callers
@@ -167,13 +163,13 @@ SCHED_INLINE void assert_sched_locked(void)
 	 * would cost every gosched a few instructions. Go's assertLockHeld
 	 * is likewise empty unless lock ranking is built in.
 	 */
-	if (__builtin_expect(!spin_held(&sched.lock), 0))
+	if (unlikely(!spin_held(&sched.lock)))
 		globrunq_unlocked();
 #endif
 }
 
 /* globrunqput puts gp at the tail of the global queue. */
-SCHED_INLINE void globrunqput(struct g *gp)
+static __always_inline void globrunqput(struct g *gp)
 {
 	assert_sched_locked();
 	gqueue_pushback(&sched.runq, gp);
@@ -187,7 +183,7 @@ SCHED_INLINE void globrunqput(struct g *gp)
  * schedlink and NULL-terminated, *nrest Gs, which the caller puts on its
  * local queue (runqputchain) after dropping the lock.
  */
-SCHED_INLINE struct g *globrunqgetchain(int32_t max, struct g **rest, int32_t *nrest)
+static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, int32_t *nrest)
 {
 	assert_sched_locked();
 	int32_t size = sched.runq.size;
@@ -252,12 +248,12 @@ static inline struct g *globrunqgetbatch(int32_t max, struct gqueue *q)
 /* ---- goroutines (kernel only) ---- */
 #define G_STACK_DEFAULT (16 * 1024)	/* bytes, without the guard page */
 /* Default-size stacks, each with its guard page, are allocated this many
- * at a time and handed out one by one (sched/gproc.c says why). */
+ * at a time and handed out one by one (sched/stack.c says why). */
 #define G_STACK_BATCH 16
 /* go_stack with at most this many bytes gets a small stack: a piece of a
  * page from a pool, no guard page of its own, an overflow caught by a
  * canary at the G's next switch or at the guard page below its run of
- * pool pages (sched/gproc.c). Go's initial stack size. */
+ * pool pages (sched/stack.c). Go's initial stack size. */
 #define G_STACK_SMALL 2048
 /* Pages in a run of pool pages, the lowest of them the run's guard. */
 #define STACK_POOL_RUN_PAGES 32
@@ -323,9 +319,15 @@ uint64_t sched_seed(void);		/* seed= or a boot-time value */
  * Go's GC does, and the unused stacks of the last default-size batch; the
  * benchmarks' memory figures call it first. */
 void gfree_release_stacks(void);
-/* The preemption time slice, and a test override of it (0 = the command
- * line's again); sched_set_slice returns the override it replaces. */
-uint64_t sched_slice_ns(void);
+/* The preemption time slice in force: the command line's or a test's
+ * override (sched_set_slice: 0 = the command line's again; it returns
+ * the override it replaces). One load: the scheduler reads it at every
+ * switch. */
+extern volatile uint64_t slice_cur_ns;		/* sched/preempt.c */
+static inline uint64_t sched_slice_ns(void)
+{
+	return atomic_load64(&slice_cur_ns);
+}
 uint64_t sched_set_slice(uint64_t ns);
 
 #endif

@@ -4,8 +4,10 @@
 #ifndef GMK_SCHED_SCHEDIMPL_H
 #define GMK_SCHED_SCHEDIMPL_H
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
+#include "kernel/page.h"
 #include "kernel/time.h"
 #include "kernel/preempt.h"
 #include "sched/sched.h"
@@ -20,17 +22,12 @@ extern volatile uint32_t mainstarted;	/* the main G exists: wakep may run */
 static inline struct m *getm(void) { return getg()->m; }
 
 /*
- * SCHED_HOT marks the switch paths. GCC takes a function that never
- * returns for one that runs once (like main) and optimizes it for size:
- * schedule() and every mcall target would be compiled as cold code (a
+ * proc.c. __hot marks the switch paths: GCC takes a function that never
+ * returns for one that runs once (like main) and optimizes it for size,
+ * so schedule() and every mcall target would be compiled as cold code (a
  * div for `% 61`, rep stos for a small struct, spills), paid on every
  * switch. `hot` overrides that guess.
  */
-#define SCHED_HOT __attribute__((hot))
-
-/* proc.c */
-SCHED_HOT __attribute__((noreturn)) void schedule(void);
-SCHED_HOT __attribute__((noreturn)) void execute(struct g *gp, bool inherit_time);
 void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
 /*
  * wakep: start a spinning M if none spins, or have the next M that would
@@ -39,7 +36,7 @@ void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
  * goready, go and gosched calls it (Go calls wakep unconditionally in
  * ready, newproc, goschedImpl and resetspinning, as gmk does).
  */
-static inline __attribute__((always_inline)) void wakep(void)
+static __always_inline void wakep(void)
 {
 	/*
 	 * StoreLoad: the caller's submission (a run queue's tail or the
@@ -71,21 +68,22 @@ static inline __attribute__((always_inline)) void wakep(void)
 		return;
 	wakep_idle();
 }
-/* proc.c: gp to the global queue and schedule (Go's goschedImpl); on g0. */
-SCHED_HOT __attribute__((noreturn)) void goschedImpl(struct g *gp, bool preempted);
 /* proc.c: the mcall targets of gopark, gosched, goyield and goexit (park.c). */
-SCHED_HOT void park_m(struct g *gp);
-SCHED_HOT void gosched_m(struct g *gp);
-SCHED_HOT void goyield_m(struct g *gp);
-SCHED_HOT void goexit0(struct g *gp);
+__hot void park_m(struct g *gp);
+__hot void gosched_m(struct g *gp);
+__hot void goyield_m(struct g *gp);
+__hot void goexit0(struct g *gp);
+/* proc.c: the preempted gp, on g0 (sched/preempt.c), to the global queue,
+ * or back to its P after the G a wake-up readied (goschedImpl). */
+__hot __attribute__((noreturn)) void gopreempt_m(struct g *gp);
 /* park.c: the running G to the tail of its P's queue (Go's goyield). */
 void goyield(void);
 /* The check for a G running with its stack pointer at sp (the tick). */
 void stackcheck_sp(struct g *gp, uintptr_t sp);
-/* The lowest word of a live small stack (sched/gproc.c). */
+/* The lowest word of a live small stack (sched/stack.c). */
 #define STACK_CANARY	0x9e3779b97f4a7c15ull
 /*
- * Fatal error if a small-stack G overflowed its stack (sched/gproc.c):
+ * Fatal error if a small-stack G overflowed its stack (sched/stack.c):
  * at every switch, so the common case is inline, and anything odd goes
  * to stackcheck_sp, which decides. A stack with a guard page (npages !=
  * 0) needs no check here: an overflow faults on the guard at the very
@@ -94,17 +92,17 @@ void stackcheck_sp(struct g *gp, uintptr_t sp);
  * pool stack has no guard:
  * its bounds and its lowest word, the canary, are checked here.
  */
-static inline __attribute__((always_inline)) void stackcheck(struct g *gp)
+static __always_inline void stackcheck(struct g *gp)
 {
 	if (gp->stack_npages != 0)
 		return;
 	uintptr_t sp = gp->sched.sp;
-	if (__builtin_expect(sp < gp->stack_lo || sp > gp->stack_hi ||
-			     *(volatile uint64_t *)gp->stack_lo != STACK_CANARY, 0))
+	if (unlikely(sp < gp->stack_lo || sp > gp->stack_hi ||
+			     *(volatile uint64_t *)gp->stack_lo != STACK_CANARY))
 		stackcheck_sp(gp, sp);
 }
 /* dropg: the running G leaves its M (on g0, before it is requeued). */
-static inline __attribute__((always_inline)) void dropg(void)
+static __always_inline void dropg(void)
 {
 	struct m *mp = getm();
 	struct g *gp = mp->curg;
@@ -123,11 +121,11 @@ void timers_notify_keeper(uint64_t when);
 
 /* status changes: a CAS, so that a double goready or a stale status is
  * caught at once instead of corrupting a run queue. */
-__attribute__((noreturn, cold)) void casgstatus_bad(struct g *gp, uint32_t oldval,
+__cold __attribute__((noreturn)) void casgstatus_bad(struct g *gp, uint32_t oldval,
 						    uint32_t newval);
-static inline __attribute__((always_inline)) void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
+static __always_inline void casgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
 {
-	if (__builtin_expect(!atomic_cas32(&gp->atomicstatus, oldval, newval), 0))
+	if (unlikely(!atomic_cas32(&gp->atomicstatus, oldval, newval)))
 		casgstatus_bad(gp, oldval, newval);
 }
 static inline uint32_t readgstatus(struct g *gp)
@@ -141,6 +139,16 @@ struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes);
  * it calls the G's function; goexit0 frees the block (gproc.c). */
 void go_copy_heap_start(void *block);
 void gfput(struct p *pp, struct g *gp);
+
+/* stack.c */
+/* Pages for a stack of `bytes` plus its guard page. The page allocator
+ * does not round a run up to a power of two, so a default G costs its 4
+ * stack pages and its guard: 5 pages, not the 8 of a buddy block. */
+static inline size_t stack_npages(size_t bytes)
+{
+	return (bytes + PAGE_SIZE - 1) / PAGE_SIZE + 1;
+}
+#define STACK_DEFAULT_NPAGES	((G_STACK_DEFAULT + PAGE_SIZE - 1) / PAGE_SIZE + 1)
 /* gp runs for the first time on pp and has no stack yet: a default-size
  * one from pp's cache (execute). */
 void gstack_attach(struct p *pp, struct g *gp);
@@ -148,6 +156,11 @@ void gstack_attach(struct p *pp, struct g *gp);
  * goroutine goid (named if memory runs out), and one given back. */
 uintptr_t stackcache_get(struct p *pp, uint64_t goid);
 void stackcache_put(struct p *pp, uintptr_t base);
+/* A stack of at least `bytes` for gp, which will be goroutine goid (not
+ * the default size: those come from gstack_attach). */
+void stackalloc(struct g *gp, size_t bytes, uint64_t goid);
+/* gp's stack back to the pool or the page allocator (none: nothing). */
+void stackfree(struct g *gp);
 const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* checkdead.c: caller holds sched.lock */
@@ -157,13 +170,6 @@ void checkdead(void);
 /* Time slice when the command line gives none (Go's forcePreemptNS). */
 #define SLICE_DEFAULT_NS (10 * NSEC_PER_MSEC)
 void preempt_init(void);
-/* The slice in force: the command line's (preempt_init) or a test's
- * override (sched_set_slice), one load for the scheduler. */
-extern volatile uint64_t slice_cur_ns;
-static inline uint64_t slice_ns(void)
-{
-	return atomic_load64(&slice_cur_ns);
-}
 /*
  * A G back on its P after a wake-up took the core (p->resumeg) runs at
  * least resume_min_ns before the next due timer may take it again, and
@@ -193,7 +199,7 @@ static inline uint64_t resume_until(struct p *pp, uint64_t runwhen, uint64_t sli
 uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice);
 /* This core's tick while it runs a G on pp: by the end of the slice or
  * pp's next timer, whichever comes first. Inline: every execute. */
-static inline __attribute__((always_inline)) uint64_t tick_deadline(struct p *pp, uint64_t slice)
+static __always_inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
 {
 	uint64_t next = pp->schedwhen + slice;
 	uint64_t w = atomic_load64(&pp->timers.when0);
@@ -203,9 +209,9 @@ static inline __attribute__((always_inline)) uint64_t tick_deadline(struct p *pp
 }
 /* execute, on g0: make sure core c's timer fires by the end of the new
  * slice (after tickless idle it may be armed for much later, or not). */
-static inline __attribute__((always_inline)) void tick_arm_for_slice(struct cpu *c, struct p *pp)
+static __always_inline void tick_arm_for_slice(struct cpu *c, struct p *pp)
 {
-	uint64_t next = tick_deadline(pp, slice_ns());
+	uint64_t next = tick_deadline(pp, sched_slice_ns());
 	uint64_t d = c->timer_deadline_ns;
 	if (d == 0 || d > next)
 		timer_set_deadline(next);
@@ -237,11 +243,11 @@ static inline uint64_t schedfp_fold(uint64_t h, uint64_t x)
 }
 /* On pp's own M (execute, stealwork, gopreempt_m); out of line, so that
  * with both hooks off a site costs only the load and the branch. */
-__attribute__((cold, noinline)) void sched_hook(struct p *pp, const struct g *gp,
+__cold __noinline void sched_hook(struct p *pp, const struct g *gp,
 						enum schedfp_event ev);
 static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event ev)
 {
-	if (__builtin_expect(sched_hooks != 0, 0))
+	if (unlikely(sched_hooks != 0))
 		sched_hook(pp, gp, ev);
 }
 
@@ -263,7 +269,7 @@ static inline void sched_race(enum sched_race_point pt)
 	 * of what it reads */
 	void (*h)(enum sched_race_point) = (void (*)(enum sched_race_point))
 		atomic_loaduintptr((volatile uintptr_t *)&sched_race_hook);
-	if (__builtin_expect(h != NULL, 0))
+	if (unlikely(h != NULL))
 		h(pt);
 }
 
@@ -273,11 +279,11 @@ const char *gstatus_string(uint32_t s);
 
 /* goready's body (park.c), inline for the channels and semaphores: the
  * other half of every hand-off. Go's ready(). */
-__attribute__((noreturn, cold)) void goready_bad(struct g *gp, uint32_t st);
+__cold __attribute__((noreturn)) void goready_bad(struct g *gp, uint32_t st);
 static inline void ready(struct g *gp)
 {
 	uint32_t st = readgstatus(gp);
-	if (__builtin_expect(st != _Gwaiting, 0))
+	if (unlikely(st != _Gwaiting))
 		goready_bad(gp, st);
 	/* Preemption off: runqput works on "this P" as its owner. */
 	preempt_disable();

@@ -2,8 +2,7 @@
  * Semaphores keyed by address, and notify lists (Go's runtime/sema.go).
  *
  * semtable: SEMTABLESZ buckets, each a spinlock, a count of waiters and a
- * doubly linked list of the sudogs waiting on any address that hashes
- * there. Per address the order is FIFO (the first sudog in the list with
+ * waitq of the sudogs waiting on any address that hashes there. Per address the order is FIFO (the first sudog in the list with
  * that address is the oldest), except that a lifo waiter goes to the
  * front. Go keeps a treap of addresses per bucket so that one hot bucket
  * stays O(log n); gmk scans the bucket, which is as fast for the few
@@ -26,8 +25,7 @@
 
 struct semaroot {
 	struct spinlock lock;
-	struct sudog *head;
-	struct sudog *tail;
+	struct waitq q;
 	volatile uint32_t nwait;	/* waiters in this bucket (atomic) */
 } __cacheline_aligned;
 
@@ -53,42 +51,20 @@ static bool cansemacquire(volatile uint32_t *addr)
 
 static void semqueue(struct semaroot *root, struct sudog *s, bool lifo)
 {
-	if (lifo) {
-		/* In front of every waiter, so in front of addr's oldest. */
-		s->prev = NULL;
-		s->next = root->head;
-		if (root->head)
-			root->head->prev = s;
-		else
-			root->tail = s;
-		root->head = s;
-		return;
-	}
-	s->next = NULL;
-	s->prev = root->tail;
-	if (root->tail)
-		root->tail->next = s;
+	if (lifo)
+		waitq_push(&root->q, s);	/* so in front of addr's oldest */
 	else
-		root->head = s;
-	root->tail = s;
+		waitq_enqueue(&root->q, s);
 }
 
 /* The oldest waiter on addr, unlinked; NULL if none. */
 static struct sudog *semdequeue(struct semaroot *root, volatile uint32_t *addr)
 {
-	for (struct sudog *s = root->head; s; s = s->next) {
-		if (s->addr != (void *)addr)
-			continue;
-		if (s->prev)
-			s->prev->next = s->next;
-		else
-			root->head = s->next;
-		if (s->next)
-			s->next->prev = s->prev;
-		else
-			root->tail = s->prev;
-		s->next = s->prev = NULL;
-		return s;
+	for (struct sudog *s = root->q.first; s; s = s->next) {
+		if (s->addr == (void *)addr) {
+			waitq_remove(&root->q, s);
+			return s;
+		}
 	}
 	return NULL;
 }

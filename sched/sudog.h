@@ -54,6 +54,60 @@ struct waitq {
 	struct sudog *last;
 };
 
+/* sg at the tail of q. */
+static inline void waitq_enqueue(struct waitq *q, struct sudog *sg)
+{
+	sg->next = NULL;
+	sg->prev = q->last;
+	if (q->last)
+		q->last->next = sg;
+	else
+		q->first = sg;
+	q->last = sg;
+}
+
+/* sg at the head of q, before every other waiter. */
+static inline void waitq_push(struct waitq *q, struct sudog *sg)
+{
+	sg->prev = NULL;
+	sg->next = q->first;
+	if (q->first)
+		q->first->prev = sg;
+	else
+		q->last = sg;
+	q->first = sg;
+}
+
+/* Unlink sg if it is still queued (Go's dequeueSudoG). A sudog that a
+ * waker already popped has prev == NULL and is not q->first. */
+static inline void waitq_remove(struct waitq *q, struct sudog *sg)
+{
+	struct sudog *x = sg->prev, *y = sg->next;
+
+	if (x) {
+		if (y) {
+			x->next = y;
+			y->prev = x;
+			sg->next = NULL;
+		} else {
+			x->next = NULL;
+			q->last = x;
+		}
+		sg->prev = NULL;
+		return;
+	}
+	if (y) {
+		y->prev = NULL;
+		q->first = y;
+		sg->next = NULL;
+		return;
+	}
+	if (q->first == sg) {
+		q->first = NULL;
+		q->last = NULL;
+	}
+}
+
 /*
  * Park, then release this spinlock (Go's goparkunlock). The unlock runs on
  * the core's g0 after the G's context is saved, so a waker that takes the

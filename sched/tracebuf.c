@@ -45,6 +45,7 @@
 #include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/cmdline.h"
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
 #include "kernel/percpu.h"
@@ -82,7 +83,7 @@ static bool trace_hex_only;
 /* The event and npc return addresses after it, two to a traceEvStack
  * record, into this P's buffer: all of them or, where they do not fit,
  * none (counted lost). */
-static inline __attribute__((always_inline)) void
+static __always_inline void
 trace_put(uint32_t type, uint64_t a, uint64_t b, const uint64_t *pcs, uint32_t npc)
 {
 	unsigned long flags = arch_irq_save();
@@ -124,7 +125,7 @@ void trace_event(uint32_t type, uint64_t a, uint64_t b)
  * faulting; on another stack (an interrupt's) only the site is kept. Out
  * of line: its own frame record holds the site.
  */
-__attribute__((noinline)) void trace_event_stack(uint32_t type, uint64_t a, uint64_t b)
+__noinline void trace_event_stack(uint32_t type, uint64_t a, uint64_t b)
 {
 	uint64_t pcs[TRACE_STACK_PCS];
 	uint32_t npc = 0;

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/compiler.h"
 #include "sched/runtime2.h"
 #include "sched/sched.h"
 
@@ -75,7 +76,7 @@ void trace_dump(void);
 
 #define TRACE_HOOK_(fn, type, a, b)                                          \
 	do {                                                                 \
-		if (__builtin_expect(TRACE_ENABLED(), 0))                    \
+		if (unlikely(TRACE_ENABLED()))                    \
 			fn((type), (uint64_t)(a), (uint64_t)(b));            \
 	} while (0)
 #define TRACE_HOOK(type, a, b) TRACE_HOOK_(trace_event, type, a, b)

@@ -18,24 +18,10 @@ TEST_FATAL(sched_deadlock_is_detected, "all goroutines are asleep - deadlock!")
 	gopark(NULL, NULL, waitReasonTest);	/* and nobody is left */
 }
 
-/* Recursion that no compiler can turn into a loop: each frame keeps a
- * buffer that the next call reads. The depth limit is never reached
- * (the stack is far smaller); it only tells the compiler it ends. */
-static volatile uint64_t depth_limit = UINT64_MAX;
-
-__attribute__((noinline)) static uint64_t recurse(volatile uint8_t *prev, uint64_t n)
-{
-	volatile uint8_t buf[512];
-	buf[0] = prev ? prev[0] + 1 : 0;
-	if (n >= depth_limit)
-		return buf[0];
-	return recurse(buf, n + 1) + buf[0];
-}
-
 static void overflow(void *arg)
 {
 	(void)arg;
-	recurse(NULL, 0);
+	stack_eat(NULL, 0);
 }
 
 TEST_FATAL(sched_stack_overflow_names_the_goroutine, ": stack overflow (stack 0x")

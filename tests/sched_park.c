@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/compiler.h"
 #include "kernel/percpu.h"
 #include "kernel/test.h"
 #include "sched/sync.h"
@@ -172,7 +173,7 @@ static volatile uint64_t fp_progress;	/* goscheds made, for the wait */
 /* Eight values live across gosched(): the compiler keeps them in
  * callee-saved registers (d8-d15 on aarch64), which the switch must keep
  * while other Gs run FP code on the same core. */
-__attribute__((noinline)) static double fp_chain(volatile double *seed, int rounds,
+__noinline static double fp_chain(volatile double *seed, int rounds,
 						 bool yield)
 {
 	double a = seed[0], b = seed[1], c = seed[2], d = seed[3];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernel/atomic.h"
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
 #include "kernel/preempt.h"
@@ -137,7 +138,7 @@ TEST(sched_min_stack_gs_cost_a_quarter_page_and_give_it_back)
  * a little past it, then switch: the canary must be found broken. */
 static uintptr_t small_lo;
 
-static __attribute__((noinline)) void dig(int depth)
+static __noinline void dig(int depth)
 {
 	volatile char frame[96];
 
@@ -333,7 +334,7 @@ static volatile uint64_t spill_depth;
 
 /* Paint this G's unused stack below the caller's frame, to measure later
  * how deep it went (the canary's word is left alone). */
-static __attribute__((noinline)) void stack_paint(void)
+static __noinline void stack_paint(void)
 {
 	struct g *gp = getg();
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - 128;

@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 #include "kernel/page.h"
 #include "kernel/preempt.h"
@@ -20,6 +21,7 @@
 #include "sched/gmk.h"
 #include "sched/sched.h"
 #include "sched/schedimpl.h"
+#include "tests/sched_testutil.h"
 
 /* Gs that park for good, so that the overflowing G is not the only one
  * and not goroutine 1 or 2. */
@@ -69,7 +71,7 @@ static void leave_the_lowest_piece_to(void (*fn)(void *))
 
 /* ---- 64 KiB of locals on a 16 KiB stack -------------------------------- */
 
-static __attribute__((noinline)) int big_frame(int seed)
+static __noinline int big_frame(int seed)
 {
 	volatile char buf[64 * 1024];
 
@@ -109,7 +111,7 @@ static uintptr_t small_lo;
 static intptr_t dig_past;		/* how far below small_lo to go */
 static bool spin_at_bottom;
 
-static __attribute__((noinline)) void dig(int depth)
+static __noinline void dig(int depth)
 {
 	volatile char frame[96];
 
@@ -174,19 +176,20 @@ TEST_FATAL(sched_small_stack_canary_checked_at_the_tick,
 
 /* ---- small stacks: deep recursion while the parent waits ----------------- */
 
-/* Recursion that no compiler can turn into a loop (each frame keeps a
- * buffer the next one reads) and that never ends: the limit is never
- * reached, it only tells the compiler that it could. */
-static volatile uint64_t recurse_limit = UINT64_MAX;
+/* stack_eat (tests/sched_testutil.h): recursion that no compiler can turn
+ * into a loop (each frame keeps a buffer that the next call reads). The
+ * limit is never reached (a G's stack is far smaller); it only tells the
+ * compiler that it could be. */
+static volatile uint64_t stack_eat_limit = UINT64_MAX;
 
-static __attribute__((noinline)) uint64_t recurse(volatile uint8_t *prev, uint64_t n)
+__noinline uint64_t stack_eat(volatile uint8_t *prev, uint64_t n)
 {
 	volatile uint8_t buf[512];
 
 	buf[0] = prev ? prev[0] + 1 : 0;
-	if (n >= recurse_limit)
+	if (n >= stack_eat_limit)
 		return buf[0];
-	return recurse(buf, n + 1) + buf[0];
+	return stack_eat(buf, n + 1) + buf[0];
 }
 
 static chan_t recurse_start, recurse_done;
@@ -197,7 +200,7 @@ static void recurse_deeply(void *arg)
 	(void)arg;
 	atomic_storeuintptr(&recurse_lo, getg()->stack_lo);
 	chan_recv(recurse_start, NULL);
-	recurse(NULL, 0);
+	stack_eat(NULL, 0);
 	chan_send(recurse_done, NULL);
 }
 

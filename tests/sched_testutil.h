@@ -7,6 +7,11 @@
 #include "kernel/time.h"
 #include "sched/sched.h"
 
+/* Recursion without end, 512 bytes a frame, for the tests that overflow
+ * a G's stack on purpose (tests/sched_stack_fatal.c). Call it as
+ * stack_eat(NULL, 0). */
+uint64_t stack_eat(volatile uint8_t *prev, uint64_t n);
+
 /* Wait, yielding, until *counter reaches want or timeout_ns passes;
  * returns the last value seen. Tests have no WaitGroup yet. */
 static inline uint64_t wait_count(volatile uint64_t *counter, uint64_t want,

@@ -684,8 +684,10 @@ static struct waitgroup rs_wg;
 static void rs_sleeper(void *arg)
 {
 	(void)arg;
-	/* A sleeper that starts past the deadline must not sleep for
-	 * "deadline - now" wrapped round: that is past the end of time. */
+	/* Past the deadline already (a host that stopped this core): no
+	 * sleep, where rs_deadline - now would wrap round to a sleep for
+	 * good. The timers then fire before the spinner starts, which sees
+	 * no preemption for them: the trial is not counted. */
 	uint64_t now = nanotime();
 	sleep_ns(rs_deadline > now ? rs_deadline - now : 0);
 	atomic_xadd64(&rs_woke, 1);
