@@ -92,7 +92,7 @@ bool spin_trylock(struct spinlock *l)
 	return true;
 }
 
-SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l)
+__cold void spin_unlock_slow(struct spinlock *l)
 {
 	uint32_t me = spin_tag();
 	uint32_t v = atomic_load32(&l->locked);

@@ -4,30 +4,24 @@
  * spin_lock does not mask interrupts; spin_lock_irqsave does, for locks an
  * interrupt handler also takes.
  *
- * Not a ticket lock, for two reasons:
- * - Cost. A switch takes sched.lock one to three times and a channel
- *   operation its channel's lock; a ticket lock needs a separate holder
- *   field to name the owner for the checks, where this word is both the
- *   lock and the holder's name.
- * - A waiter that is not running stalls nobody. Under a hypervisor or
- *   QEMU a vCPU can lose the host CPU at any time; with tickets, the one
- *   whose turn is next then holds up every other core until it runs
- *   again. Here the lock goes to whoever asks while it is free.
- * What tickets give, that no waiting core starves, a compare-and-swap
- * lock gives only with help: a core can lose the race for the free lock
- * again and again, in principle for ever.
- * So a waiter that has spun SPIN_STARVE_SPINS times asks for the lock:
- * it names itself in `handoff` and sets SPIN_HANDOFF in the word, which
- * sends the holder's unlock to its slow path, and that hands the lock
- * over (stores the asker's tag) instead of freeing it. One asker at a
- * time; the fast paths are unchanged. Go's sync.Mutex has the same
- * starvation mode; its runtime locks have none.
+ * Not a ticket lock: the word is both the lock and the holder's name
+ * (the holder checks below), and a waiter that is not running (a vCPU
+ * the host preempted) holds up nobody, where the next ticket's owner
+ * would hold up every core behind it. The price is starvation: a core
+ * can lose the race for the free lock again and again. So a waiter that
+ * has failed SPIN_STARVE_SPINS looks asks for the lock: it names itself
+ * in `handoff` and sets SPIN_HANDOFF in the word, which sends the
+ * holder's unlock to its slow path, and that stores the asker's tag
+ * instead of 0. One asker at a time; the fast paths are unchanged (Go's
+ * sync.Mutex has the same starvation mode).
  */
 #ifndef GMK_KERNEL_SPINLOCK_H
 #define GMK_KERNEL_SPINLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "kernel/compiler.h"
 
 struct spinlock {
 	volatile uint32_t locked;	/* 0: free; else 1 + the holder's core id,
@@ -62,8 +56,7 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags);
 
 void spin_lock_wait(struct spinlock *l, uint32_t me);	/* spinlock.c */
 /* Unlock's slow path: a hand-off to an asking waiter, or a misuse. */
-#define SPIN_SLOW_ATTR __attribute__((cold))
-SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l);
+__cold void spin_unlock_slow(struct spinlock *l);
 
 /*
  * spin_lock_nopreempt / spin_unlock_nopreempt: the lock without the
@@ -74,25 +67,25 @@ SPIN_SLOW_ATTR void spin_unlock_slow(struct spinlock *l);
  * gosched a few instructions a lock. Everything else uses spin_lock.
  */
 /* What this core writes into a lock it holds. */
-static inline __attribute__((always_inline)) uint32_t spin_tag(void)
+static __always_inline uint32_t spin_tag(void)
 {
 	return THIS_CPU_READ32(spin_tag);	/* cpu_id() + 1, set at boot */
 }
 
-static inline __attribute__((always_inline)) void spin_lock_nopreempt(struct spinlock *l)
+static __always_inline void spin_lock_nopreempt(struct spinlock *l)
 {
 	uint32_t me = spin_tag();
 	/* CAS with acquire (a full barrier on both architectures): what the
 	 * previous holder wrote before its store-release of 0 is visible. */
-	if (__builtin_expect(!atomic_cas32(&l->locked, 0, me), 0))
+	if (unlikely(!atomic_cas32(&l->locked, 0, me)))
 		spin_lock_wait(l, me);
 }
 
-static inline __attribute__((always_inline)) void spin_unlock_nopreempt(struct spinlock *l)
+static __always_inline void spin_unlock_nopreempt(struct spinlock *l)
 {
 	/* Relaxed: waiters' CASes touch the word while we hold it. Not
 	 * just our tag: a waiter asked for the lock, or we do not hold it. */
-	if (__builtin_expect(__atomic_load_n(&l->locked, __ATOMIC_RELAXED) != spin_tag(), 0)) {
+	if (unlikely(__atomic_load_n(&l->locked, __ATOMIC_RELAXED) != spin_tag())) {
 		spin_unlock_slow(l);
 		return;
 	}

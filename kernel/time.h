@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
 
 #define NSEC_PER_USEC 1000ull
@@ -29,13 +30,13 @@ uint64_t ns_to_counter(uint64_t ns);
 extern uint64_t time_boot_counter;
 extern uint64_t time_ns_per_tick_32;	/* ns per counter tick, << 32 */
 
-static inline __attribute__((always_inline)) uint64_t counter_to_ns(uint64_t ticks)
+static __always_inline uint64_t counter_to_ns(uint64_t ticks)
 {
 	return (uint64_t)(((__uint128_t)ticks * time_ns_per_tick_32) >> 32);
 }
 
 /* Monotonic, since boot. Inline: the scheduler reads it at every switch. */
-static inline __attribute__((always_inline)) uint64_t nanotime(void)
+static __always_inline uint64_t nanotime(void)
 {
 	return counter_to_ns(arch_counter() - time_boot_counter);
 }
