@@ -28,14 +28,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(GMK_HOSTED)
-#include "arch/host/atomic.h"
-#elif defined(__aarch64__)
-#include "arch/aarch64/atomic.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/atomic.h"
-#else
-#error "gmk: no atomics for this architecture"
-#endif
+#include "atomic_arch.h"
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * What the kernel needs from a CPU, whatever the architecture. Each arch
- * supplies these as static inlines in arch/<arch>/cpu.h; nothing above arch/
- * uses inline assembly.
+ * supplies these as static inlines in its cpu_arch.h (arch/<arch>/, on
+ * the include path: the Makefile's ARCH_DIRS); nothing above arch/ uses
+ * inline assembly.
  *
  *   struct cpu *arch_this_cpu(void)      per-core data (TPIDR_EL1 / GS base)
  *   void arch_set_this_cpu(struct cpu *) once per core, at bring-up
@@ -27,13 +28,7 @@
 
 struct cpu;
 
-#if defined(GMK_HOSTED)
-#include "arch/host/cpu.h"
-#elif defined(__aarch64__)
-#include "arch/aarch64/cpu.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/cpu.h"
-#endif
+#include "cpu_arch.h"
 
 #define CACHE_LINE 64
 #define __cacheline_aligned __attribute__((aligned(CACHE_LINE)))

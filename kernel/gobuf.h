@@ -20,15 +20,7 @@
 #ifndef GMK_KERNEL_GOBUF_H
 #define GMK_KERNEL_GOBUF_H
 
-#if defined(GMK_HOSTED)
-#include "arch/host/gobuf.h"
-#elif defined(__aarch64__)
-#include "arch/aarch64/gobuf.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/gobuf.h"
-#else
-#error "gmk: no gobuf for this architecture"
-#endif
+#include "gobuf_arch.h"
 
 /*
  * mcall finds the M's g0 from the running G by two loads, so sched/ keeps

@@ -125,6 +125,12 @@ static inline uint32_t preempt_count(void)
  */
 struct trapframe;
 bool arch_frame_preemptible(const struct trapframe *tf);
+/* Whether the arch switches Gs out at interrupt exit at all (an arch may
+ * leave it to the safe points in some builds); a test that needs it
+ * skips otherwise. */
+#ifndef arch_async_preempt_enabled
+#define arch_async_preempt_enabled() true
+#endif
 uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit);
 void arch_preempt_resume(void);
 __attribute__((noreturn)) void arch_irq_leave_to(uintptr_t sp, void *g,

@@ -1,18 +1,14 @@
 /*
  * Exceptions and interrupts as the kernel sees them. Each arch defines
  * struct trapframe (the full register state saved at entry, FP/SIMD
- * included) in arch/<arch>/trapframe.h and these accessors.
+ * included) in its trap_arch.h (arch/<arch>/) and these accessors.
  */
 #ifndef GMK_KERNEL_TRAP_H
 #define GMK_KERNEL_TRAP_H
 
 #include <stdint.h>
 
-#if defined(__aarch64__)
-#include "arch/aarch64/trapframe.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/trapframe.h"
-#endif
+#include "trap_arch.h"
 
 struct trapframe;
 

@@ -3,7 +3,7 @@
  * stack, and resuming a preempted G from the frame on its stack
  * (kernel/preempt.h, arch/aarch64/preempt.c).
  */
-#include "arch/aarch64/trapframe.h"
+#include "trap_arch.h"
 #include "kernel/layout.h"
 
 	.text

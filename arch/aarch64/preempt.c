@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "arch/aarch64/trapframe.h"
+#include "trap_arch.h"
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "kernel/trap.h"

@@ -12,7 +12,7 @@
 #include <picotls.h>
 #include <stdint.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "kernel/percpu.h"
 
 #define TLS_BLOCK_SIZE	256	/* bytes per block; linker/aarch64.ld asserts the fit */

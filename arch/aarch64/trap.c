@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "kernel/board.h"
 #include "kernel/percpu.h"
 #include "kernel/trap.h"

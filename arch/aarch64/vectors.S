@@ -10,7 +10,7 @@
  * Each slot pushes x0/x1, loads its vector number and jumps to the save
  * code for its stack; aarch64_trap(tf, vec) in trap.c does the rest.
  */
-#include "arch/aarch64/trapframe.h"
+#include "trap_arch.h"
 
 .macro vslot vec, save
 	.balign 0x80

@@ -3,7 +3,7 @@
  * and resuming a preempted G from the frame on its stack
  * (kernel/preempt.h, arch/x86_64/preempt.c).
  */
-#include "arch/x86_64/trapframe.h"
+#include "trap_arch.h"
 
 	.text
 	.code64

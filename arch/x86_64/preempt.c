@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "arch/x86_64/trapframe.h"
+#include "trap_arch.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/panic.h"
 #include "kernel/preempt.h"

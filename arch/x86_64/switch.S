@@ -12,7 +12,7 @@
 
 /* Where the running G lives: struct cpu's curg through GS in the kernel.
  * The hosted board assembles this file as it is with its own definition
- * (arch/host/switch.S: a %fs-relative thread-local variable). */
+ * (arch/x86_64-linux/switch_linux.S: a %fs-relative thread-local variable). */
 #ifndef PERCPU_CURG
 #define PERCPU_CURG %gs:8
 #endif

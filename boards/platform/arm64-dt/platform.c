@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "arch/aarch64/mmu.h"
 #include "arch/aarch64/psci.h"
 #include "arch/aarch64/timer.h"

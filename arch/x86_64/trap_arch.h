@@ -8,8 +8,8 @@
  * FXSAVE requires. TF_* are the byte offsets isr.S uses; trap.c checks them
  * against the struct.
  */
-#ifndef GMK_ARCH_X86_64_TRAPFRAME_H
-#define GMK_ARCH_X86_64_TRAPFRAME_H
+#ifndef GMK_ARCH_X86_64_TRAP_ARCH_H
+#define GMK_ARCH_X86_64_TRAP_ARCH_H
 
 #define TF_FX		0	/* 512-byte FXSAVE area: x87, MXCSR, xmm0-15 */
 #define TF_CR2		520	/* page-fault / double-fault address, else 0 */
@@ -29,7 +29,7 @@
 #ifdef __ASSEMBLY__
 /* %rsp at a struct trapframe: every register back from it, then iretq pops
  * RIP, CS, RFLAGS, RSP and SS. isr.S's exit (trap_return) and the hosted
- * board's preempted-G resume (arch/host/preempt.S; iretq to the same
+ * board's preempted-G resume (arch/x86_64-linux/preempt.S; iretq to the same
  * privilege level works in user mode too). */
 .macro TRAPFRAME_RESTORE_IRETQ
 	fxrstor64 (%rsp)

@@ -13,8 +13,8 @@
  * use the vector registers anywhere. TF_* are the byte offsets vectors.S
  * uses; trap.c checks them against the struct.
  */
-#ifndef GMK_ARCH_AARCH64_TRAPFRAME_H
-#define GMK_ARCH_AARCH64_TRAPFRAME_H
+#ifndef GMK_ARCH_AARCH64_TRAP_ARCH_H
+#define GMK_ARCH_AARCH64_TRAP_ARCH_H
 
 #define TF_X0		0	/* x0..x30, 8 bytes each */
 #define TF_X30		240

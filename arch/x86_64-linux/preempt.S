@@ -1,14 +1,14 @@
 /*
  * Asynchronous preemption on the hosted board (kernel/preempt.h,
- * arch/host/irq.c). The tick signal's handler builds a struct trapframe
- * (arch/x86_64/trapframe.h) from the signal context; to switch the G out
+ * arch/x86_64-linux/irq.c). The tick signal's handler builds a struct trapframe
+ * (arch/x86_64/trap_arch.h) from the signal context; to switch the G out
  * it copies the frame onto the G's stack, as the kernel does, and rewrites
  * the signal context so that the return from the handler lands in
  * host_irq_leave_tramp on g0's stack. The G resumes later through
  * arch_preempt_resume, which restores every register from the copy with
  * the kernel's own sequence (iretq works between user-mode contexts).
  */
-#include "arch/x86_64/trapframe.h"
+#include "trap_arch.h"
 
 	.text
 	.global preempt_text_start

@@ -11,8 +11,8 @@
  * Only smp_mb and atomic_storesc need an instruction for it (store->load
  * ordering: xchg for the store, as Go's atomic.Store on amd64).
  */
-#ifndef GMK_ARCH_X86_64_ATOMIC_H
-#define GMK_ARCH_X86_64_ATOMIC_H
+#ifndef GMK_ARCH_X86_64_ATOMIC_ARCH_H
+#define GMK_ARCH_X86_64_ATOMIC_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>

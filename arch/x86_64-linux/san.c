@@ -16,7 +16,7 @@
  */
 #include <stddef.h>
 
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #include "kernel/gobuf.h"
 #include "kernel/percpu.h"
 #include "sched/runtime2.h"
@@ -30,7 +30,7 @@
  * and ASan would believe a stack 32 KiB away from the one the thread runs
  * on (the fuzzer's "CHECK failed ... kCurrentStackFrameMagic" from
  * __asan_handle_no_return in park_m). So they live in a section of their
- * own, which arch_frame_preemptible (arch/host/cpu.c) treats as switch
+ * own, which arch_frame_preemptible (arch/x86_64-linux/cpu.c) treats as switch
  * code: a tick there switches at the next safe point instead. Everything
  * they call is the sanitizer's runtime, outside gmk's text, which is not
  * preempted either.

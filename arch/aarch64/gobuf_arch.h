@@ -10,8 +10,8 @@
  * fresh G (pc = goentry). FPCR/FPSR are not callee-saved, and gmk never
  * changes them. Only through kernel/gobuf.h.
  */
-#ifndef GMK_ARCH_AARCH64_GOBUF_H
-#define GMK_ARCH_AARCH64_GOBUF_H
+#ifndef GMK_ARCH_AARCH64_GOBUF_ARCH_H
+#define GMK_ARCH_AARCH64_GOBUF_ARCH_H
 
 /* Byte offsets, shared with switch.S. */
 #define GOBUF_SP	0
@@ -47,7 +47,7 @@ void goentry(void);
  * A fresh context for the G g: gogo lands on goentry, which branches to
  * gstart, every G's first function, with x29 = x30 = 0 (backtraces end
  * there). sp stays 0 until the G has a stack (gobuf_set_stack, at its
- * first run); nothing is written to the stack (see arch/x86_64/gobuf.h).
+ * first run); nothing is written to the stack (see arch/x86_64/gobuf_arch.h).
  */
 static inline void gobuf_init(struct gobuf *b, void *g)
 {

@@ -1,16 +1,17 @@
 /*
- * Hosted atomics. The default hosted build runs the arch's own atomics
- * (arch/x86_64/atomic.h: inline assembly, user-mode code like any other),
- * so that the hosted figures are the kernel's. GMK_HOST_BUILTIN_ATOMICS
+ * Atomics of x86-64 code in a Linux process. The default build runs
+ * x86_64's own (the next atomic_arch.h on the include path: inline
+ * assembly, user-mode code like any other), so that the hosted figures
+ * are the kernel's. GMK_HOST_BUILTIN_ATOMICS
  * (the ThreadSanitizer builds: TSan cannot see into inline assembly) puts
  * the same API on the compiler's __atomic builtins, with the orderings
  * kernel/atomic.h promises. Only included through kernel/atomic.h.
  */
-#ifndef GMK_ARCH_HOST_ATOMIC_H
-#define GMK_ARCH_HOST_ATOMIC_H
+#ifndef GMK_ARCH_X86_64_LINUX_ATOMIC_ARCH_H
+#define GMK_ARCH_X86_64_LINUX_ATOMIC_ARCH_H
 
-#if !defined(GMK_HOST_BUILTIN_ATOMICS) && defined(__x86_64__)
-#include "arch/x86_64/atomic.h"
+#ifndef GMK_HOST_BUILTIN_ATOMICS
+#include_next "atomic_arch.h"
 #else
 
 #include <stdbool.h>

@@ -25,8 +25,8 @@
  *   casrel LDXR/STLXR: release only (Go's CasRel, used by runq consumers
  *          to commit a head after reading slots).
  */
-#ifndef GMK_ARCH_AARCH64_ATOMIC_H
-#define GMK_ARCH_AARCH64_ATOMIC_H
+#ifndef GMK_ARCH_AARCH64_ATOMIC_ARCH_H
+#define GMK_ARCH_AARCH64_ATOMIC_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,21 +1,21 @@
 /*
- * Hosted gobuf: the x86-64 kernel's (arch/x86_64/gobuf.h), since the
+ * Hosted gobuf: the x86-64 kernel's (arch/x86_64/gobuf_arch.h), since the
  * hosted board runs arch/x86_64/switch.S as it is, plus one word at the end
  * for the sanitizers: the G's fiber (ThreadSanitizer's __tsan_create_fiber
  * handle), used by the sanitizer builds' switch annotations
- * (arch/host/san.c) and 0 elsewhere. switch.S only uses the GOBUF_*
+ * (arch/x86_64-linux/san.c) and 0 elsewhere. switch.S only uses the GOBUF_*
  * offsets, and struct g's M follows the gobuf at GOBUF_SIZE (G_M), so the
  * longer gobuf needs nothing of it. Only through kernel/gobuf.h.
  */
-#ifndef GMK_ARCH_HOST_GOBUF_H
-#define GMK_ARCH_HOST_GOBUF_H
+#ifndef GMK_ARCH_X86_64_LINUX_GOBUF_ARCH_H
+#define GMK_ARCH_X86_64_LINUX_GOBUF_ARCH_H
 
 /* The kernel's gobuf under another name, for its layout and its
  * gobuf_init and gobuf_set_stack. */
 #define gobuf gobuf_x86_64
 #define gobuf_init gobuf_init_x86_64
 #define gobuf_set_stack gobuf_set_stack_x86_64
-#include "arch/x86_64/gobuf.h"
+#include_next "gobuf_arch.h"
 #undef gobuf
 #undef gobuf_init
 #undef gobuf_set_stack

@@ -1,5 +1,5 @@
 /*
- * The hosted board's counter (arch_counter, arch/host/cpu.h).
+ * The hosted board's counter (arch_counter, arch/x86_64-linux/cpu_arch.h).
  *
  * The scheduler reads the counter at every switch (the slice's stamp,
  * sched/proc.c). On the x86-64 board that is `lfence; rdtsc`; a Linux
@@ -42,7 +42,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #include "kernel/kernel.h"
 #include "kernel/time.h"
 

@@ -26,8 +26,8 @@
  * unmask that follows sees it and has the interrupt taken then
  * (host_irq_replay), as a CPU takes a pending interrupt right after sti.
  */
-#ifndef GMK_ARCH_HOST_CPU_H
-#define GMK_ARCH_HOST_CPU_H
+#ifndef GMK_ARCH_X86_64_LINUX_CPU_ARCH_H
+#define GMK_ARCH_X86_64_LINUX_CPU_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +48,12 @@ extern __thread volatile uint32_t host_irq_pending;
 
 /* Take the interrupts recorded in host_irq_pending now (unmasked). */
 void host_irq_replay(void);
+
+/* false: the tick only marks the G (safe-point preemption); set by the
+ * board for builds and runs where a rewritten signal context cannot be
+ * honoured (ThreadSanitizer delivers signals late, from its own copy). */
+extern bool host_async_preempt;
+#define arch_async_preempt_enabled() (host_async_preempt)
 
 #define HOST_TLS_LOAD(var, out) \
 	asm volatile("movq %%fs:" #var "@tpoff, %0" : "=r"(out))
@@ -169,7 +175,7 @@ static inline void arch_cpu_relax(void)
  * (an IPI's wake, the timer's deadline), take it, return masked. */
 void arch_wait_for_interrupt(void);
 
-/* The counter (arch/host/clock.c): the TSC since boot, read as the
+/* The counter (arch/x86_64-linux/clock.c): the TSC since boot, read as the
  * x86-64 board reads it, where the host's clock is the TSC (host_tsc);
  * elsewhere nanoseconds of CLOCK_MONOTONIC (the vDSO: no system call). */
 extern bool host_tsc;
@@ -178,7 +184,7 @@ extern uint64_t host_tsc_base;
 #if defined(__x86_64__)
 /* lfence: not read before earlier loads complete (a time compared with a
  * stamp another core stored; the x86-64 board's arch_counter,
- * arch/x86_64/cpu.h). */
+ * arch/x86_64/cpu_arch.h). */
 static inline uint64_t host_tsc_read(void)
 {
 	uint32_t lo, hi;

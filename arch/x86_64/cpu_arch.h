@@ -7,8 +7,8 @@
  * kernel runs in ring 0 only and never executes swapgs, so GS is fixed for
  * the life of the core.
  */
-#ifndef GMK_ARCH_X86_64_CPU_H
-#define GMK_ARCH_X86_64_CPU_H
+#ifndef GMK_ARCH_X86_64_CPU_ARCH_H
+#define GMK_ARCH_X86_64_CPU_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -20,8 +20,8 @@
  * it returns. This saves a ldmxcsr and a fldcw, two slow instructions,
  * per switch.
  */
-#ifndef GMK_ARCH_X86_64_GOBUF_H
-#define GMK_ARCH_X86_64_GOBUF_H
+#ifndef GMK_ARCH_X86_64_GOBUF_ARCH_H
+#define GMK_ARCH_X86_64_GOBUF_ARCH_H
 
 /* Byte offsets, shared with switch.S. */
 #define GOBUF_SP	0

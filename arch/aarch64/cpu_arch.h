@@ -22,8 +22,8 @@
  * can give each G its own block with arch_tls_size/arch_tls_init/
  * arch_tls_set and switch TPIDR_EL0 together with the G.
  */
-#ifndef GMK_ARCH_AARCH64_CPU_H
-#define GMK_ARCH_AARCH64_CPU_H
+#ifndef GMK_ARCH_AARCH64_CPU_ARCH_H
+#define GMK_ARCH_AARCH64_CPU_ARCH_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,7 +5,7 @@
  *                     interrupt stack, irq_stacks[id]) builds a struct
  *                     trapframe from the signal context: every register,
  *                     the FXSAVE image included
- *   masking           a per-thread flag (arch/host/cpu.h); a signal that
+ *   masking           a per-thread flag (arch/x86_64-linux/cpu_arch.h); a signal that
  *                     finds it set is recorded and replayed at the unmask
  *   preemption        as Go 1.14 does on Linux: the tick's handler runs the
  *                     kernel's own tick (sched/preempt.c); when the G must
@@ -31,7 +31,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/layout.h"
@@ -67,7 +67,7 @@ bool host_async_preempt = true;
  * another thread would break that. It switches at its next safe point. */
 extern char gmk_text_begin[], gmk_text_end[];
 
-/* The sanitizer builds' switch wrappers (arch/host/san.c says why they
+/* The sanitizer builds' switch wrappers (arch/x86_64-linux/san.c says why they
  * must not be preempted); weak: the plain build has none, both 0. */
 extern char __start_host_san_switch_text[] __attribute__((weak));
 extern char __stop_host_san_switch_text[] __attribute__((weak));
