@@ -1,5 +1,6 @@
 /*
- * x86-64 atomics for kernel/atomic.h, in inline assembly.
+ * x86-64 atomic primitives for kernel/atomic.h, in inline assembly. Only
+ * through kernel/atomic.h, which builds the whole API from them.
  *
  * x86 is TSO: every plain load already has acquire semantics and every
  * plain store release semantics, as far as the hardware goes; the only
@@ -7,9 +8,10 @@
  * different address). So load/store are a mov plus a compiler barrier
  * ("memory" clobber) that keeps the compiler from moving other accesses
  * across them. Every `lock`-prefixed instruction and xchg with memory is a
- * full barrier, which gives cas/xadd/xchg/or/and sequential consistency.
- * Only smp_mb and atomic_storesc need an instruction for it (store->load
- * ordering: xchg for the store, as Go's atomic.Store on amd64).
+ * full barrier, which gives cas/xadd/xchg/or/and sequential consistency,
+ * and makes the generic casrel (cas) and storesc (xchg, as Go's
+ * atomic.Store on amd64) what kernel/atomic.h promises. Only smp_mb needs
+ * an instruction of its own.
  */
 #ifndef GMK_ARCH_X86_64_ATOMIC_ARCH_H
 #define GMK_ARCH_X86_64_ATOMIC_ARCH_H
@@ -17,85 +19,59 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* sfx, C type, operand-size suffix of the instructions */
-#define GMK_X86_ATOMIC_OPS(sfx, T, w)                                          \
+/* width, C type, operand-size suffix of the instructions */
+#define X86_ATOMIC_OPS(w, T, sfx)                                              \
 	/* load-acquire: a plain mov (TSO) + compiler barrier */               \
-	static inline T atomic_load##sfx(const volatile T *p)                 \
+	static inline T arch_atomic_load##w(const volatile T *p)              \
 	{                                                                      \
 		T v;                                                           \
-		asm volatile("mov" w " %1, %0" : "=r"(v) : "m"(*p) : "memory"); \
+		asm volatile("mov" sfx " %1, %0" : "=r"(v) : "m"(*p) : "memory"); \
 		return v;                                                      \
 	}                                                                      \
 	/* store-release: a plain mov (TSO) + compiler barrier */              \
-	static inline void atomic_store##sfx(volatile T *p, T v)              \
+	static inline void arch_atomic_store##w(volatile T *p, T v)           \
 	{                                                                      \
-		asm volatile("mov" w " %1, %0" : "=m"(*p) : "er"(v) : "memory"); \
+		asm volatile("mov" sfx " %1, %0" : "=m"(*p) : "er"(v) : "memory"); \
 	}                                                                      \
-	/* seq-cst CAS: lock cmpxchg is a full barrier; ZF says success */     \
-	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)      \
+	/* lock cmpxchg is a full barrier; ZF says success */                  \
+	static inline bool arch_atomic_cas##w(volatile T *p, T old, T new_)   \
 	{                                                                      \
 		bool ok;                                                       \
-		asm volatile("lock cmpxchg" w " %3, %1"                        \
+		asm volatile("lock cmpxchg" sfx " %3, %1"                      \
 			     : "=@ccz"(ok), "+m"(*p), "+a"(old)                \
 			     : "r"(new_) : "memory");                          \
 		return ok;                                                     \
 	}                                                                      \
-	/* CAS-release: the same lock cmpxchg (stronger than asked) */         \
-	static inline bool atomic_casrel##sfx(volatile T *p, T old, T new_)   \
+	/* xchg with memory is implicitly locked: a full barrier */            \
+	static inline T arch_atomic_xchg##w(volatile T *p, T v)               \
 	{                                                                      \
-		return atomic_cas##sfx(p, old, new_);                          \
-	}                                                                      \
-	/* exchange, full barrier: xchg with memory is implicitly locked */    \
-	static inline T atomic_xchg##sfx(volatile T *p, T v)                  \
-	{                                                                      \
-		asm volatile("xchg" w " %0, %1" : "+r"(v), "+m"(*p) : : "memory"); \
+		asm volatile("xchg" sfx " %0, %1" : "+r"(v), "+m"(*p) : : "memory"); \
 		return v;                                                      \
 	}                                                                      \
-	/* seq-cst store (Go's Store): xchg, as Go's on amd64, so that no     \
-	 * later load passes it (a mov may wait in the store buffer) */        \
-	static inline void atomic_storesc##sfx(volatile T *p, T v)            \
+	/* lock xadd, a full barrier; returns the NEW value */                 \
+	static inline T arch_atomic_xadd##w(volatile T *p, T d)               \
 	{                                                                      \
-		asm volatile("xchg" w " %0, %1" : "+r"(v), "+m"(*p) : : "memory"); \
+		T v = d;                                                       \
+		asm volatile("lock xadd" sfx " %0, %1" : "+r"(v), "+m"(*p) : : "memory"); \
+		return v + d;                                                  \
 	}
 
-GMK_X86_ATOMIC_OPS(32, uint32_t, "l")
-GMK_X86_ATOMIC_OPS(64, uint64_t, "q")
-GMK_X86_ATOMIC_OPS(uintptr, uintptr_t, "q")
-GMK_X86_ATOMIC_OPS(p, void *, "q")
-#undef GMK_X86_ATOMIC_OPS
-
-/* fetch-and-add, full barrier (lock xadd); returns the NEW value */
-static inline uint32_t atomic_xadd32(volatile uint32_t *p, int32_t d)
-{
-	uint32_t v = (uint32_t)d;
-
-	asm volatile("lock xaddl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
-	return v + (uint32_t)d;
-}
-
-static inline uint64_t atomic_xadd64(volatile uint64_t *p, int64_t d)
-{
-	uint64_t v = (uint64_t)d;
-
-	asm volatile("lock xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory");
-	return v + (uint64_t)d;
-}
-
-static inline uintptr_t atomic_xadduintptr(volatile uintptr_t *p, intptr_t d)
-{
-	return (uintptr_t)atomic_xadd64((volatile uint64_t *)p, d);
-}
+X86_ATOMIC_OPS(32, uint32_t, "l")
+X86_ATOMIC_OPS(64, uint64_t, "q")
+#undef X86_ATOMIC_OPS
 
 /* bit set / clear, full barrier (lock or / lock and); no result */
-static inline void atomic_or32(volatile uint32_t *p, uint32_t v)
+static inline void arch_atomic_or32(volatile uint32_t *p, uint32_t v)
 {
 	asm volatile("lock orl %1, %0" : "+m"(*p) : "ir"(v) : "memory");
 }
+#define arch_atomic_or32 arch_atomic_or32
 
-static inline void atomic_and32(volatile uint32_t *p, uint32_t v)
+static inline void arch_atomic_and32(volatile uint32_t *p, uint32_t v)
 {
 	asm volatile("lock andl %1, %0" : "+m"(*p) : "ir"(v) : "memory");
 }
+#define arch_atomic_and32 arch_atomic_and32
 
 /*
  * Full fence: the one ordering TSO lacks is store->load. A locked add of 0
@@ -104,21 +80,23 @@ static inline void atomic_and32(volatile uint32_t *p, uint32_t v)
  * non-temporal stores or write-combining memory, which the kernel does not
  * use. The location is the current stack top, which this core owns.
  */
-static inline void smp_mb(void)
+static inline void arch_smp_mb(void)
 {
 	asm volatile("lock addl $0, (%%rsp)" : : : "memory", "cc");
 }
 
 /* TSO keeps loads in order with loads and stores with stores: only the
  * compiler has to be stopped. */
-static inline void smp_rmb(void)
+static inline void arch_smp_rmb(void)
 {
 	asm volatile("" : : : "memory");
 }
+#define arch_smp_rmb arch_smp_rmb
 
-static inline void smp_wmb(void)
+static inline void arch_smp_wmb(void)
 {
 	asm volatile("" : : : "memory");
 }
+#define arch_smp_wmb arch_smp_wmb
 
 #endif
