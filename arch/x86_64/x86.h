@@ -32,6 +32,12 @@
  * SIPI vector is its page number. */
 #define TRAMPOLINE_BASE	0x8000
 
+/* Power-on defaults (Intel SDM vol. 1, 10.2.3.1 and 8.1.5): all SIMD FP
+ * exceptions masked, round to nearest; x87 double-extended precision.
+ * Every G and the scheduler run with them (gobuf_arch.h says why). */
+#define X86_MXCSR_DEFAULT	0x1f80
+#define X86_FPUCW_DEFAULT	0x037f
+
 /* Multiboot 1 */
 #define MULTIBOOT_HEADER_MAGIC	0x1badb002
 #define MULTIBOOT_BOOT_MAGIC	0x2badb002
