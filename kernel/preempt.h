@@ -99,7 +99,8 @@ static inline uint32_t preempt_count(void)
 }
 
 /*
- * Asynchronous preemption, the arch half (arch/<arch>/preempt.c, .S).
+ * Asynchronous preemption, the arch half (arch/<arch>/preempt.c and
+ * preempt.S; the frame copy is arch/generic/preempt.c).
  * The scheduler's tick, in the timer interrupt, decides; the arch moves
  * the interrupted context off the core's interrupt stack:
  *
@@ -135,6 +136,8 @@ uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit);
 void arch_preempt_resume(void);
 __attribute__((noreturn)) void arch_irq_leave_to(uintptr_t sp, void *g,
 						 void (*fn)(void *), void *arg);
+/* Called by arch_irq_leave_to when fn returns: panics. */
+void arch_irq_leave_returned(void);
 
 /* Bounds of the code that must not be preempted (switch.S, preempt.S). */
 extern char switch_text_start[], switch_text_end[];

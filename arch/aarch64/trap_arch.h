@@ -6,8 +6,7 @@
  * the interrupted code was using. `sp` is the interrupted stack pointer:
  * SP_EL0 for normal kernel code (EL1t), or the SP_EL1 value before the
  * frame was pushed for a nested exception (EL1h). On return vectors.S
- * reloads SP_EL0 from `sp` for EL1t frames only, which is what lets
- * arch_frame_redirect move a preempted G onto another stack.
+ * reloads SP_EL0 from `sp` for EL1t frames only.
  *
  * FP/SIMD is saved too (q0-q31, fpcr, fpsr): C code and the C library may
  * use the vector registers anywhere. TF_* are the byte offsets vectors.S
@@ -75,6 +74,14 @@ struct trapframe {
 	uint64_t pad;
 	__uint128_t q[32];
 } __attribute__((aligned(16)));
+
+/* kernel/trap.h's accessors. */
+static inline uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->elr; }
+static inline uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->x[29]; }
+static inline uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->sp; }
 #endif
+
+/* AAPCS64 has no red zone: nothing below SP is live. */
+#define ARCH_STACK_RED_ZONE	0
 
 #endif

@@ -124,21 +124,6 @@ void arch_dump_frame(const struct trapframe *tf)
 	printf("  vector %lu  error %lx  cr2 %016lx\n", tf->vector, tf->error, tf->cr2);
 }
 
-uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->rip; }
-uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->rbp; }
-uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->rsp; }
-
-void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
-			 uintptr_t sp)
-{
-	sp = (sp & ~(uintptr_t)15) - 8;
-	*(uint64_t *)sp = 0;
-	tf->rip = (uintptr_t)fn;
-	tf->rdi = (uintptr_t)arg;
-	tf->rsp = sp;
-	tf->rbp = 0;
-}
-
 /* ---- preemption (kernel/preempt.h) ------------------------------------- */
 
 bool arch_frame_preemptible(const struct trapframe *tf)
@@ -151,18 +136,6 @@ bool arch_frame_preemptible(const struct trapframe *tf)
 	    tf->rip < (uintptr_t)__stop_host_san_switch_text)
 		return false;
 	return !preempt_pc_in_switch_code(tf->rip);
-}
-
-/* Hosted code uses the SysV red zone: the copy goes below it. */
-#define RED_ZONE	128
-
-uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit)
-{
-	uintptr_t sp = (tf->rsp - RED_ZONE - sizeof *tf) & ~(uintptr_t)15;
-	if (sp < limit || sp > tf->rsp)
-		return 0;
-	memcpy((void *)sp, tf, sizeof *tf);
-	return sp;
 }
 
 void host_irq_leave_tramp(void);
@@ -184,12 +157,6 @@ void arch_irq_leave_to(uintptr_t sp, void *g, void (*fn)(void *), void *arg)
 	arch_setg(g);
 	host_san_leave_to(g);
 	__builtin_longjmp(irq_jmp, 1);
-}
-
-void arch_irq_leave_returned(void);
-void arch_irq_leave_returned(void)
-{
-	panic("arch_irq_leave_to: the function returned");
 }
 
 /* ---- interrupts ---------------------------------------------------------- */

@@ -17,8 +17,6 @@
 
 struct cpu;
 
-#define RFLAGS_IF (1ul << 9)
-
 static inline struct cpu *arch_this_cpu(void)
 {
 	struct cpu *c;

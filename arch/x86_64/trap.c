@@ -130,36 +130,3 @@ void arch_dump_frame(const struct trapframe *tf)
 	printf("  vector %lu  error %lx  cr2 %016lx  cr3 %016lx\n",
 	       tf->vector, tf->error, tf->cr2, read_cr3());
 }
-
-uintptr_t arch_frame_pc(const struct trapframe *tf)
-{
-	return tf->rip;
-}
-
-uintptr_t arch_frame_fp(const struct trapframe *tf)
-{
-	return tf->rbp;
-}
-
-uintptr_t arch_frame_sp(const struct trapframe *tf)
-{
-	return tf->rsp;
-}
-
-/*
- * Resume in fn(arg) on stack sp, as if fn had just been called: rsp is
- * 16-byte aligned minus the 8 of a return address, and that return address
- * is 0 (with rbp 0) so that backtraces stop there. fn must never return.
- */
-void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
-			 uintptr_t sp)
-{
-	sp = (sp & ~(uintptr_t)15) - 8;
-	*(uint64_t *)sp = 0;
-	tf->rip = (uintptr_t)fn;
-	tf->rdi = (uintptr_t)arg;
-	tf->rsp = sp;
-	tf->rbp = 0;
-	tf->cs = SEL_KCODE;
-	tf->ss = SEL_KDATA;
-}

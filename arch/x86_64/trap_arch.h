@@ -66,6 +66,17 @@ struct trapframe {
 	/* pushed by the CPU */
 	uint64_t rip, cs, rflags, rsp, ss;
 } __attribute__((aligned(16)));
+
+/* kernel/trap.h's accessors. */
+static inline uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->rip; }
+static inline uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->rbp; }
+static inline uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->rsp; }
 #endif
+
+/* The SysV red zone: what code may keep below its stack pointer, which an
+ * interrupted G's frame copy must not overwrite. The kernel is built with
+ * -mno-red-zone and the hosted build is not; the copy skips it in both, in
+ * case some assembly below the C ABI uses it. */
+#define ARCH_STACK_RED_ZONE	128
 
 #endif

@@ -23,6 +23,8 @@
 #define EFER_LME	0x00000100	/* long mode enable */
 #define EFER_NXE	0x00000800	/* the NX bit in page tables */
 
+#define RFLAGS_IF	0x00000200	/* interrupts enabled */
+
 /* Segment selectors of the kernel's GDT (gdt.c, start.S, trampoline.S). */
 #define SEL_KCODE	0x08
 #define SEL_KDATA	0x10
