@@ -328,8 +328,8 @@ trace: deps
 	$(Q)tools/trace-run --board $(BOARD) --smp '$(SMP)' $(if $(filter hex,$(TRACEOUT)),--hex) \
 		$(if $(GIC),--set GIC=$(GIC)) \
 		-- $(call shell_quote,$(if $(value CMDLINE),$(value CMDLINE),run=primes trace=4M))
-# The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
-$(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
+# The gdb script rides in the ELF (kernel/gdb_scripts.S .incbin's it).
+$(BUILD)/kernel/gdb_scripts.S.o: tools/gmk-gdb.py
 .PHONY: trace
 
 # ---- the libFuzzer target (tests/fuzz/) on the hosted board --------------

@@ -45,6 +45,7 @@
 
 #include "kernel/compiler.h"
 #include "atomic_arch.h"
+#include "barrier.h"
 
 _Static_assert(sizeof(uintptr_t) == 8 && sizeof(void *) == 8,
 	       "the pointer-sized atomics are the 64-bit ones");

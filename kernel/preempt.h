@@ -22,6 +22,9 @@
 #ifndef GMK_KERNEL_PREEMPT_H
 #define GMK_KERNEL_PREEMPT_H
 
+#include <stddef.h>
+
+#include "kernel/atomic.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
 
@@ -30,30 +33,25 @@
 extern void (*preempt_safepoint_hook)(void);
 
 /*
- * Raising the count, per arch. x86-64: one `incl %gs:off`, a single
- * instruction on this core's own struct cpu (GS is fixed for the core's
- * life): an interrupt lands before or after it, never between "find my
- * core" and "increment", so no mask is needed (the masked version costs
- * pushf/pop/cli/sti on every lock). aarch64: the struct cpu address comes
- * from TPIDR_EL1 in one instruction, but the increment is a separate
- * load, add and store, and a preemption between the mrs and the store
- * would bump the old core's count from the new one: the mask stays.
+ * Raising the count. Where the arch can increment a field of this core's
+ * struct cpu in one instruction (arch_this_cpu_inc32: x86-64's
+ * `incl %gs:off`), an interrupt lands before or after it, never between
+ * "find my core" and "increment", so no mask is needed (the masked version
+ * costs pushf/pop/cli/sti on every lock). Elsewhere (aarch64: the struct
+ * cpu address comes from TPIDR_EL1 in one instruction, but the increment
+ * is a separate load, add and store) a preemption between the two would
+ * bump the old core's count from the new one: the mask stays.
  */
-#if !defined(GMK_HOSTED) && defined(__x86_64__)
-#include <stddef.h>
-#define PREEMPT_OFF_OFFSET offsetof(struct cpu, preempt_off)
-
+#ifdef arch_this_cpu_inc32
 static inline void preempt_count_inc(void)
 {
-	asm volatile("incl %%gs:%c0" : : "i"(PREEMPT_OFF_OFFSET) : "memory", "cc");
+	arch_this_cpu_inc32(offsetof(struct cpu, preempt_off));
 }
 
 /* Drop the count; true if it reached zero. */
 static inline bool preempt_count_dec(void)
 {
-	bool zero;
-	asm volatile("decl %%gs:%c1" : "=@ccz"(zero) : "i"(PREEMPT_OFF_OFFSET) : "memory");
-	return zero;
+	return arch_this_cpu_dec32_and_test(offsetof(struct cpu, preempt_off));
 }
 #else
 static inline void preempt_count_inc(void)
@@ -74,12 +72,12 @@ static inline void preempt_disable(void)
 {
 	preempt_count_inc();
 	/* The count is raised before anything the caller does next. */
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 }
 
 static inline void preempt_enable(void)
 {
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 	if (preempt_count_dec() && THIS_CPU_READ32(resched) && preempt_safepoint_hook &&
 	    arch_irq_enabled())
 		preempt_safepoint_hook();
@@ -89,7 +87,7 @@ static inline void preempt_enable(void)
  * which is about to switch anyway). */
 static inline void preempt_enable_no_resched(void)
 {
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 	(void)preempt_count_dec();
 }
 

@@ -33,17 +33,25 @@ struct cpu;
 
 #define DAIF_IRQ	(1ul << 7)	/* PSTATE.I in the DAIF register view */
 
-/* Read / write a system register by name: sysreg_read(mpidr_el1). */
-#define sysreg_read(reg)                                                   \
+/* Read / write a system register by name or by encoding, which may be a
+ * macro (sysreg_read(mpidr_el1), sysreg_write(ICC_PMR_EL1, v) with
+ * ICC_PMR_EL1 defined as S3_0_C4_C6_0): the name is expanded before it
+ * is pasted into the instruction. */
+#define sysreg_read(reg)	sysreg_read_(reg)
+#define sysreg_write(reg, val)	sysreg_write_(reg, val)
+#define sysreg_read_(reg)                                                  \
 	({                                                                 \
 		uint64_t v_;                                               \
 		asm volatile("mrs %0, " #reg : "=r"(v_));                  \
 		v_;                                                        \
 	})
-#define sysreg_write(reg, val)                                             \
-	asm volatile("msr " #reg ", %0" : : "r"((uint64_t)(val)) : "memory")
+#define sysreg_write_(reg, val)                                            \
+	asm volatile("msr " #reg ", %x0" : : "rZ"((uint64_t)(val)) : "memory")
 
+/* Barriers for system registers and devices (the drivers of kernel/irq):
+ * isb(), and dsb(option) as in Linux: dsb(sy), dsb(ishst). */
 static inline void isb(void) { asm volatile("isb" : : : "memory"); }
+#define dsb(opt) asm volatile("dsb " #opt : : : "memory")
 
 static inline struct cpu *arch_this_cpu(void)
 {
@@ -131,6 +139,13 @@ static inline void arch_send_event(void)
 static inline void arch_cpu_relax(void)
 {
 	asm volatile("yield" : : : "memory");
+}
+
+/* Stop this core for good (a board's last act): masked, wfi for ever. */
+static inline __attribute__((noreturn)) void arch_halt_forever(void)
+{
+	for (;;)
+		asm volatile("msr daifset, #3\n\twfi" : : : "memory");
 }
 
 /*

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "barrier.h"
+
 /* width, C type, operand-size suffix of the instructions */
 #define X86_ATOMIC_OPS(w, T, sfx)                                              \
 	/* load-acquire: a plain mov (TSO) + compiler barrier */               \
@@ -89,13 +91,13 @@ static inline void arch_smp_mb(void)
  * compiler has to be stopped. */
 static inline void arch_smp_rmb(void)
 {
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 }
 #define arch_smp_rmb arch_smp_rmb
 
 static inline void arch_smp_wmb(void)
 {
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 }
 #define arch_smp_wmb arch_smp_wmb
 

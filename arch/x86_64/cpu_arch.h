@@ -47,6 +47,29 @@ static inline void arch_setg(void *g)
 	asm volatile("movq %0, %%gs:8" : : "r"(g) : "memory");
 }
 
+/*
+ * One 32-bit field of this core's struct cpu, at byte offset off: a
+ * single %gs-relative instruction, with no load of the struct's address
+ * first (kernel/percpu.h's THIS_CPU_READ32). The increment and the
+ * decrement are one instruction each, which no interrupt can split, so a
+ * G preempted around them never counts on the wrong core (kernel/preempt.h).
+ * Macros: off must be a constant ("i").
+ */
+#define arch_this_cpu_read32(off) ({					\
+	uint32_t v_;							\
+	asm volatile("movl %%gs:%c1, %0" : "=r"(v_) : "i"(off) : "memory"); \
+	v_; })
+#define arch_this_cpu_write32(off, val)					\
+	asm volatile("movl %1, %%gs:%c0"				\
+		     : : "i"(off), "ri"((uint32_t)(val)) : "memory")
+#define arch_this_cpu_inc32(off)					\
+	asm volatile("incl %%gs:%c0" : : "i"(off) : "memory", "cc")
+/* true when the field reached zero */
+#define arch_this_cpu_dec32_and_test(off) ({				\
+	bool z_;							\
+	asm volatile("decl %%gs:%c1" : "=@ccz"(z_) : "i"(off) : "memory"); \
+	z_; })
+
 static inline unsigned long arch_irq_save(void)
 {
 	unsigned long flags;
@@ -82,6 +105,13 @@ static inline bool arch_irq_enabled(void)
 static inline void arch_cpu_relax(void)
 {
 	asm volatile("pause" : : : "memory");
+}
+
+/* Stop this core for good (a board's last act): cli; hlt for ever. */
+static inline __attribute__((noreturn)) void arch_halt_forever(void)
+{
+	for (;;)
+		asm volatile("cli; hlt" : : : "memory");
 }
 
 /*

@@ -120,11 +120,6 @@ static inline void invlpg(uintptr_t va)
 	asm volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
-static inline void x86_halt_forever(void)
-{
-	for (;;)
-		asm volatile("cli; hlt");
-}
 #endif
 
 #endif
