@@ -65,6 +65,19 @@ _Static_assert(offsetof(struct gobuf, pc) == GOBUF_PC, "gobuf");
 _Static_assert(offsetof(struct gobuf, g) == GOBUF_G, "gobuf");
 _Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
 
+/*
+ * The first fields of struct g (sched/runtime2.h asserts that it begins
+ * so), for switch code that needs more of a G than its gobuf and M: the
+ * hosted arch's sanitizer annotations tell the sanitizer the bounds of
+ * the stack a switch goes to.
+ */
+struct g_head {
+	struct gobuf sched;
+	void *m;
+	uintptr_t stack_lo;		/* its stack is [stack_lo, stack_hi) */
+	uintptr_t stack_hi;
+};
+
 struct g;
 __attribute__((noreturn)) void gogo(struct gobuf *buf);
 void mcall(void (*fn)(struct g *));
