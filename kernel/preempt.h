@@ -27,10 +27,7 @@
 #include "kernel/atomic.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
-
-/* Set by sched/: called at a safe point (count back to zero, interrupts
- * on) when the tick asked for a preemption meanwhile. */
-extern void (*preempt_safepoint_hook)(void);
+#include "kernel/sched_hooks.h"
 
 /*
  * Raising the count. Where the arch can increment a field of this core's
@@ -78,9 +75,8 @@ static inline void preempt_disable(void)
 static inline void preempt_enable(void)
 {
 	compiler_barrier();
-	if (preempt_count_dec() && THIS_CPU_READ32(resched) && preempt_safepoint_hook &&
-	    arch_irq_enabled())
-		preempt_safepoint_hook();
+	if (preempt_count_dec() && THIS_CPU_READ32(resched) && arch_irq_enabled())
+		sched_preempt_safepoint();
 }
 
 /* Drop the count without acting on a pending request (the scheduler,

@@ -8,6 +8,7 @@
 #include "kernel/percpu.h"
 #include "kernel/time.h"
 #include "kernel/preempt.h"
+#include "kernel/sched_hooks.h"
 #include "sched/sched.h"
 #include "sched/tracebuf.h"
 
@@ -145,7 +146,6 @@ void gstack_attach(struct p *pp, struct g *gp);
  * goroutine goid (named if memory runs out), and one given back. */
 uintptr_t stackcache_get(struct p *pp, uint64_t goid);
 void stackcache_put(struct p *pp, uintptr_t base);
-const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* checkdead.c: caller holds sched.lock */
 void checkdead(void);
