@@ -50,7 +50,8 @@ void stop_other_cpus(void)
 			arch_cpu_relax();
 }
 
-void backtrace_from(uintptr_t fp, uintptr_t pc)
+/* Backtrace from a frame pointer (every arch keeps frame pointers). */
+static void backtrace_from(uintptr_t fp, uintptr_t pc)
 {
 	printf("backtrace (addr2line -e build/%s/gmk.elf ADDR):\n", GMK_BOARD);
 	if (pc)

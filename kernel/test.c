@@ -88,11 +88,6 @@ bool test_selects(const char *globs, const char *name)
 	return selected(globs, name);
 }
 
-const char *test_current(void)
-{
-	return current ? current->name : NULL;
-}
-
 void test_fail(const char *file, int line, const char *fmt, ...)
 {
 	char msg[256];

@@ -18,9 +18,7 @@
  * out the way picolibc expects (tls.c). Each core gets its own block at
  * boot, so errno is per core. A G that is preempted between a libc call
  * and its errno check could migrate and read another core's errno; code
- * that cares checks return values instead (as Go does), or the scheduler
- * can give each G its own block with arch_tls_size/arch_tls_init/
- * arch_tls_set and switch TPIDR_EL0 together with the G.
+ * that cares checks return values instead (as Go does).
  */
 #ifndef GMK_ARCH_AARCH64_CPU_ARCH_H
 #define GMK_ARCH_AARCH64_CPU_ARCH_H
@@ -173,19 +171,8 @@ static inline uint64_t arch_counter(void)
 	return v;
 }
 
-static inline uintptr_t arch_frame_address(void)
-{
-	return (uintptr_t)__builtin_frame_address(0);
-}
-
 /* Per-core bring-up (vectors, per-core registers, exception stack), on
  * that core with interrupts masked. Called by kernel/main.c. */
 void arch_cpu_init(struct cpu *c);
-
-/* The C library's TLS block (tls.c): size of one block, fill a block with
- * the initial image, make it this core's TPIDR_EL0. */
-size_t arch_tls_size(void);
-void arch_tls_init(void *block);
-void arch_tls_set(void *block);
 
 #endif

@@ -3,9 +3,9 @@
  * Only callee-saved state moves: a switch happens at a call, where the
  * AAPCS64 lets the callee clobber everything else. As in Go, the gobuf
  * keeps only sp, pc and g: mcall pushes x19-x30 and d8-d15 onto the G's
- * own stack (arch/aarch64/gobuf_arch.h has the layout), where a parked G's
- * frames are anyway, so a G record no longer carries them. The G pointer
- * lives in TPIDRRO_EL0 (arch/aarch64/cpu_arch.h) and changes together with the
+ * own stack (gobuf_arch.h has the layout), where a parked G's
+ * frames are anyway, so a G record does not carry them. The G pointer
+ * lives in TPIDRRO_EL0 (cpu_arch.h) and changes together with the
  * stack.
  */
 #include "kernel/gobuf.h"

@@ -174,14 +174,14 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	unsigned bit = sig == HOST_SIG_TICK ? HOST_IRQ_TIMER : HOST_IRQ_IPI;
 
-	/* The one-shot timer fired: consumed, as the hardware's is. Without
-	 * this board_timer_arm took a later request for the same deadline
+	/* The one-shot timer fired: consumed, as the hardware's is. Else
+	 * board_timer_arm would take a later request for the same deadline
 	 * (a P's timer that was due when its tick came, still first in its
 	 * heap when the next G's slice is armed) for one already pending,
-	 * made no system call, and the core never ticked again: its G held
-	 * the P for good (preempt_ping_pong_hog_* caught it on a loaded
-	 * host). A stale signal from an earlier arming clears it too; that
-	 * costs one timer_settime more, never a lost tick. */
+	 * make no system call, and the core would never tick again: its G
+	 * would hold the P for good. A stale signal from an earlier arming
+	 * clears it too; that costs one timer_settime more, never a lost
+	 * tick. */
 	if (bit == HOST_IRQ_TIMER && host_this_cpu)
 		host_cores[host_this_cpu->id].deadline = 0;
 	if (host_irq_masked || !host_this_cpu) {
@@ -191,11 +191,10 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 		 * signal may also come inside arch_wait_for_interrupt's check,
 		 * after it read host_irq_pending (nothing) and before it read
 		 * the deadline, which the line above this block just cleared:
-		 * it then waited with no timeout and no bit in hand, and the
-		 * timer it slept for was lost (the fuzzer's 10 s hang: every
-		 * core halted, a P's timer 2.6 s overdue). Bumping the futex
-		 * word makes any wait that read it before now return at once
-		 * and look again.
+		 * it would then wait with no timeout and no bit in hand, and
+		 * the timer it slept for would be lost (every core halted, a
+		 * P's timer overdue for good). Bumping the futex word makes any
+		 * wait that read it before now return at once and look again.
 		 */
 		if (host_this_cpu)
 			atomic_xadd32(&host_cores[host_this_cpu->id].wake, 1);
@@ -460,11 +459,9 @@ void arch_cpu_init(struct cpu *c)
  * fallback on older kernels, splits the mapping at each guard, which
  * costs a tree update per G and limits a process to vm.max_map_count
  * mappings (65,530 by default): about 32,000 guarded stacks alive at
- * once, fewer than the 1 GiB of RAM holds (52,000 default-size stacks).
- * bench fanout at 1 P piles up more than that once starting a G is
- * cheap (it panicked here, before the fallback below). Decided by the
- * first guard: every later guard, and every arch_map_page, goes the same
- * way.
+ * once, fewer than the 1 GiB of RAM holds (52,000 default-size stacks),
+ * and fewer than bench fanout piles up at 1 P. Decided by the first
+ * guard: every later guard, and every arch_map_page, goes the same way.
  */
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL	102	/* <linux/mman.h> since Linux 6.13 */

@@ -33,6 +33,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "kernel/compiler.h"
+#include "x86.h"		/* arch/x86_64/, on the include path */
+
 struct cpu;
 
 /* This thread's core, its running G, its interrupt mask and the
@@ -96,7 +99,7 @@ static inline void host_irq_unmask(void)
 	asm volatile("" : : : "memory");
 	host_irq_masked = 0;
 	asm volatile("" : : : "memory");
-	if (__builtin_expect(host_irq_pending != 0, 0))
+	if (unlikely(host_irq_pending != 0))
 		host_irq_replay();
 }
 
@@ -136,37 +139,27 @@ static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
  */
 extern uint32_t host_relax_mask;
 extern __thread uint32_t host_relax_spins;
-int sched_yield(void);
 
 /*
  * The yield is a raw system call, inlined into the spinning code: a tick
  * signal delivered on its return then finds the PC in gmk's text, where
- * the G can be preempted (arch_frame_preemptible). Through libc's
- * sched_yield the PC was libc's; on a loaded host a spin-wait spends
- * nearly all its time in that call, so every tick (and every retry) found
- * it there and a G waiting for a G queued on its own P kept the P for as
- * long as the host kept the CPU busy: both pairs of
- * preempt_ping_pong_hog_* stalled for a second at a time under load.
+ * the G can be preempted (arch_frame_preemptible). In libc's sched_yield
+ * the PC would be libc's, where no G is switched out; and on a loaded
+ * host a spin-wait spends nearly all its time in that call, so a G
+ * spinning for a G queued on its own P would keep the P for as long as
+ * the host keeps the CPU busy.
  */
 static inline void host_sched_yield(void)
 {
-#if defined(__x86_64__)
 	long ret;
 	__asm__ volatile("syscall" : "=a"(ret) : "0"(24L /* SYS_sched_yield */)
 			 : "rcx", "r11", "memory");
 	(void)ret;
-#else
-	sched_yield();
-#endif
 }
 
 static inline void arch_cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
 	if ((++host_relax_spins & host_relax_mask) == 0)
 		host_sched_yield();
 }
@@ -181,32 +174,20 @@ void arch_wait_for_interrupt(void);
 extern bool host_tsc;
 extern uint64_t host_tsc_base;
 
-#if defined(__x86_64__)
-/* lfence: not read before earlier loads complete (a time compared with a
- * stamp another core stored; the x86-64 board's arch_counter,
- * arch/x86_64/cpu_arch.h). */
+/* The x86-64 board's reading (x86.h): not taken before earlier loads
+ * complete (a time compared with a stamp another core stored). */
 static inline uint64_t host_tsc_read(void)
 {
-	uint32_t lo, hi;
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
+	return x86_rdtsc_ordered();
 }
-#endif
 
 static inline uint64_t arch_counter(void)
 {
-#if defined(__x86_64__)
-	if (__builtin_expect(host_tsc, 1))
+	if (likely(host_tsc))
 		return host_tsc_read() - host_tsc_base;
-#endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uintptr_t arch_frame_address(void)
-{
-	return (uintptr_t)__builtin_frame_address(0);
 }
 
 #endif

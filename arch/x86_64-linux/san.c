@@ -28,10 +28,9 @@
  * choice made: resumed there, mcall would announce the old core's g0 and
  * then switch to the new core's (host_mcall_raw reads curg's M afresh),
  * and ASan would believe a stack 32 KiB away from the one the thread runs
- * on (the fuzzer's "CHECK failed ... kCurrentStackFrameMagic" from
- * __asan_handle_no_return in park_m). So they live in a section of their
- * own, which arch_frame_preemptible (arch/x86_64-linux/cpu.c) treats as switch
- * code: a tick there switches at the next safe point instead. Everything
+ * on (its __asan_handle_no_return then fails a check). So they live in a
+ * section of their own, which arch_frame_preemptible (cpu.c) treats as
+ * switch code: a tick there switches at the next safe point instead. Everything
  * they call is the sanitizer's runtime, outside gmk's text, which is not
  * preempted either.
  */

@@ -125,22 +125,10 @@ static inline void arch_wait_for_interrupt(void)
 	asm volatile("sti; hlt; cli" : : : "memory");
 }
 
-/*
- * The TSC. rdtsc may execute before earlier instructions finish; lfence
- * makes it wait for them, so a reading taken after some work really is
- * later than the work (time stamps and timeouts, not cycle counting).
- */
+/* The TSC, ordered after earlier work (x86.h). */
 static inline uint64_t arch_counter(void)
 {
-	uint32_t lo, hi;
-
-	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uintptr_t arch_frame_address(void)
-{
-	return (uintptr_t)__builtin_frame_address(0);
+	return x86_rdtsc_ordered();
 }
 
 /*

@@ -115,6 +115,19 @@ static inline void write_cr4(uint64_t v)
 	asm volatile("mov %0, %%cr4" : : "r"(v) : "memory");
 }
 
+/*
+ * The TSC. rdtsc may execute before earlier instructions finish; lfence
+ * makes it wait for them, so a reading taken after some work really is
+ * later than the work (time stamps and timeouts, not cycle counting).
+ */
+static inline uint64_t x86_rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 static inline void invlpg(uintptr_t va)
 {
 	asm volatile("invlpg (%0)" : : "r"(va) : "memory");
