@@ -33,6 +33,28 @@
 #include <stdint.h>
 
 /*
+ * Compare-and-swap: ld, the exclusive load (its acquire or none), and
+ * fence, what follows a successful store (a full barrier or none); the
+ * store is STLXR (release) either way. A failed compare skips the fence.
+ */
+#define A64_ATOMIC_CAS(name, T, W, ld, fence)                                \
+	static inline bool name(volatile T *p, T old, T new_)                \
+	{                                                                     \
+		T cur;                                                        \
+		uint32_t fail;                                                \
+		asm volatile("1:	" ld "	%" W "0, %2\n"                \
+			     "	cmp	%" W "0, %" W "3\n"                   \
+			     "	b.ne	2f\n"                                 \
+			     "	stlxr	%w1, %" W "4, %2\n"                   \
+			     "	cbnz	%w1, 1b" fence "\n"                   \
+			     "2:"                                             \
+			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
+			     : "r"(old), "r"(new_)                            \
+			     : "cc", "memory");                               \
+		return cur == old;                                            \
+	}
+
+/*
  * One set of functions per width. W is the register-name modifier ("w"
  * for 32-bit, "x" for 64-bit); cmp takes the same width. "Q" is a memory
  * operand addressed by a single base register, as the exclusives need.
@@ -59,39 +81,10 @@
 		arch_atomic_store##w(p, v);                                   \
 	}                                                                     \
 	/* seq-cst on success (full barrier), acquire on failure */           \
-	static inline bool arch_atomic_cas##w(volatile T *p, T old, T new_)  \
-	{                                                                     \
-		T cur;                                                        \
-		uint32_t fail;                                                \
-		asm volatile("1:	ldaxr	%" W "0, %2\n"                \
-			     "	cmp	%" W "0, %" W "3\n"                   \
-			     "	b.ne	2f\n"                                 \
-			     "	stlxr	%w1, %" W "4, %2\n"                   \
-			     "	cbnz	%w1, 1b\n"                            \
-			     "	dmb	ish\n"                                \
-			     "2:"                                             \
-			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
-			     : "r"(old), "r"(new_)                            \
-			     : "cc", "memory");                               \
-		return cur == old;                                            \
-	}                                                                     \
+	A64_ATOMIC_CAS(arch_atomic_cas##w, T, W, "ldaxr", "\n\tdmb ish")     \
 	/* release only: earlier accesses happen before the new value is     \
 	 * visible; later ones may move before it (Go's CasRel) */            \
-	static inline bool arch_atomic_casrel##w(volatile T *p, T old, T new_) \
-	{                                                                     \
-		T cur;                                                        \
-		uint32_t fail;                                                \
-		asm volatile("1:	ldxr	%" W "0, %2\n"                \
-			     "	cmp	%" W "0, %" W "3\n"                   \
-			     "	b.ne	2f\n"                                 \
-			     "	stlxr	%w1, %" W "4, %2\n"                   \
-			     "	cbnz	%w1, 1b\n"                            \
-			     "2:"                                             \
-			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
-			     : "r"(old), "r"(new_)                            \
-			     : "cc", "memory");                               \
-		return cur == old;                                            \
-	}                                                                     \
+	A64_ATOMIC_CAS(arch_atomic_casrel##w, T, W, "ldxr", "")               \
 	/* full barrier; returns the OLD value */                             \
 	static inline T arch_atomic_xchg##w(volatile T *p, T v)              \
 	{                                                                     \
@@ -131,6 +124,7 @@ A64_ATOMIC_RMW(arch_atomic_xadd64, uint64_t, "x", "add")
 A64_ATOMIC_RMW(a64_atomic_orr32, uint32_t, "w", "orr")
 A64_ATOMIC_RMW(a64_atomic_and32, uint32_t, "w", "and")
 #undef A64_ATOMIC_OPS
+#undef A64_ATOMIC_CAS
 #undef A64_ATOMIC_RMW
 #define arch_atomic_storesc32 arch_atomic_storesc32
 #define arch_atomic_storesc64 arch_atomic_storesc64

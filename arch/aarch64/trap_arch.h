@@ -60,6 +60,26 @@
 	msr	elr_el1, x1
 	msr	spsr_el1, x2
 .endm
+
+/* Reload x2..x30 from the frame at \base (x0 and x1 are the caller's to
+ * reload: \base may be one of them). */
+.macro tf_restore_x2_x30 base
+	ldp	x2, x3, [\base, #16 * 1]
+	ldp	x4, x5, [\base, #16 * 2]
+	ldp	x6, x7, [\base, #16 * 3]
+	ldp	x8, x9, [\base, #16 * 4]
+	ldp	x10, x11, [\base, #16 * 5]
+	ldp	x12, x13, [\base, #16 * 6]
+	ldp	x14, x15, [\base, #16 * 7]
+	ldp	x16, x17, [\base, #16 * 8]
+	ldp	x18, x19, [\base, #16 * 9]
+	ldp	x20, x21, [\base, #16 * 10]
+	ldp	x22, x23, [\base, #16 * 11]
+	ldp	x24, x25, [\base, #16 * 12]
+	ldp	x26, x27, [\base, #16 * 13]
+	ldp	x28, x29, [\base, #16 * 14]
+	ldr	x30, [\base, #TF_X30]
+.endm
 #else
 #include <stdint.h>
 

@@ -31,7 +31,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "arch/x86_64-linux/host.h"
+#include "frame_dump.h"		/* arch/x86_64/, on the include path */
+#include "host.h"
 #include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/layout.h"
@@ -114,13 +115,7 @@ static void frame_from_uc(struct trapframe *tf, const ucontext_t *uc,
 void arch_dump_frame(const struct trapframe *tf)
 {
 	printf("  rip %016lx  rsp %016lx  rflags %08lx\n", tf->rip, tf->rsp, tf->rflags);
-	printf("  rax %016lx  rbx %016lx  rcx %016lx  rdx %016lx\n",
-	       tf->rax, tf->rbx, tf->rcx, tf->rdx);
-	printf("  rsi %016lx  rdi %016lx  rbp %016lx  r8  %016lx\n",
-	       tf->rsi, tf->rdi, tf->rbp, tf->r8);
-	printf("  r9  %016lx  r10 %016lx  r11 %016lx  r12 %016lx\n",
-	       tf->r9, tf->r10, tf->r11, tf->r12);
-	printf("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	x86_dump_gprs(tf);
 	printf("  vector %lu  error %lx  cr2 %016lx\n", tf->vector, tf->error, tf->cr2);
 }
 
