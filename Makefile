@@ -3,10 +3,11 @@
 #   make replay [BOARD=b] [SMP=n] [SEED=s] [TESTS=glob] [CMDLINE='...']
 #   V=1 shows full command lines.
 #
-# What is built: build/<board>/gmk.elf, from arch/<arch>/, kernel/, sched/,
-# tests/, the board's platform (boards/platform/<platform>/), its drivers
-# (kernel/irq, kernel/dev) and boards/<board>/, with the C library of the
-# arch (picolibc on aarch64, newlib on x86-64).
+# What is built: build/<board>/gmk.elf, from arch/<arch>/ (and
+# arch/generic/), kernel/, sched/, tests/, the board's platform
+# (boards/platform/<platform>/), its drivers (kernel/irq, kernel/dev) and
+# boards/<board>/, with the toolchain and C library of the arch
+# (arch/<arch>/arch.mk: picolibc on aarch64, newlib on x86-64).
 
 BOARD   ?= qemu-virt-arm64
 SMP     ?= 4
@@ -17,7 +18,8 @@ comma   := ,
 
 # ---- the board ----------------------------------------------------------
 # boards/<name>/board.mk only sets variables; every board states:
-#   ARCH          aarch64 | x86_64
+#   ARCH          aarch64 | x86_64 | x86_64-linux (arch/<ARCH>/, whose
+#                 arch.mk gives the toolchain)
 #   PLATFORM      the shared platform code it is (boards/platform/<name>/)
 #   DRIVERS       drivers it links, as kernel/<DRIVER>.c (irq/gicv2, dev/pl011)
 #   LOAD_ADDR     link and load address
@@ -46,6 +48,7 @@ comma   := ,
 #   FIRMWARE, SERIAL_BAUD                      board settings its tools read
 #   SETTINGS      the make variables of BOARD_SETTING_VARS it takes (GIC);
 #                 one given to a board that does not take it is refused
+#   BOARD_MAIN    a board that is a Linux process: the file of its main()
 # and a boards/<name>/board.c with its quirks (at least board_exit), and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
@@ -73,7 +76,7 @@ shell_quote = '$(subst ','\'',$(1))'
 BUILD  := build/$(BOARD)
 KERNEL := $(BUILD)/gmk.elf
 BOARD_DTS := $(wildcard boards/$(BOARD)/board.dts)
-BOARD_DTB := $(if $(BOARD_DTS),$(BUILD)/board.dtb)
+BOARD_DTB  = $(if $(BOARD_DTS),$(BUILD)/board.dtb)
 
 ifeq ($(V),1)
 Q :=
@@ -81,9 +84,30 @@ else
 Q := @
 endif
 
+# ---- the arch ------------------------------------------------------------
+# arch/<ARCH>/arch.mk only sets variables: the arch's toolchain and flags,
+#   CC, OBJCOPY, ARCH_CFLAGS, ARCH_LDFLAGS, ARCH_LIBS
+# and, where the defaults below do not fit:
+#   ARCH_DIRS     the folders of its headers, searched in this order
+#                 (an arch that is another one in a new setting names that
+#                 one after its own), then arch/generic
+#   ARCH_FIRST, ARCH_LAST   its sources linked first and last (its
+#                 others: arch/<ARCH>/*.c and *.S)
+#   BUILD, KERNEL where the build goes and what it makes
+# kernel/cpu.h, atomic.h, gobuf.h and trap.h each include the arch's
+# header by name (cpu_arch.h, ...), found on this path.
+ARCH_DIRS  := arch/$(ARCH)
+ARCH_FIRST :=
+ARCH_LAST  :=
+include arch/$(ARCH)/arch.mk
+
 # ---- sources -----------------------------------------------------------
-SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
-        $(wildcard kernel/*.c) \
+# BOARD_MAIN (board.mk): a board that is a Linux process names the file of
+# its main(), which a libFuzzer build (SAN=fuzz) and the board's library
+# for the host tests (libgmk.a) leave out.
+SRCS := $(filter-out $(ARCH_FIRST) $(ARCH_LAST),$(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S)) \
+        $(wildcard arch/generic/*.c) \
+        $(wildcard kernel/*.c kernel/*.S) \
         $(wildcard sched/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
         $(wildcard tests/programs/*.c tests/fixtures/*.c) \
@@ -91,116 +115,26 @@ SRCS := $(wildcard arch/$(ARCH)/*.c arch/$(ARCH)/*.S) \
         $(wildcard boards/platform/$(PLATFORM)/*.c boards/platform/$(PLATFORM)/*.S) \
         $(DRIVERS:%=kernel/%.c) \
         $(wildcard boards/$(BOARD)/*.c)
-OBJS := $(patsubst %,$(BUILD)/%.o,$(SRCS)) $(if $(BOARD_DTB),$(BUILD)/board-dtb.o)
+# SAN=fuzz: the libFuzzer target (tests/fuzz/, make fuzz), whose main is
+# libFuzzer's, not the board's.
+ifeq ($(SAN),fuzz)
+SRCS := $(filter-out $(BOARD_MAIN),$(SRCS)) $(wildcard tests/fuzz/*.c)
+endif
+OBJS := $(patsubst %,$(BUILD)/%.o,$(ARCH_FIRST) $(SRCS) $(ARCH_LAST)) \
+	$(if $(BOARD_DTB),$(BUILD)/board-dtb.o)
 DEPS := $(OBJS:.o=.d)
+# The board as a library, without its main: the host tests (tests/host)
+# link the kernel's own spinlocks, panic, time and run queues from it.
+HOSTLIB := $(if $(BOARD_MAIN),$(BUILD)/libgmk.a)
 
-# ---- flags common to every arch ----------------------------------------
+# ---- flags ---------------------------------------------------------------
 CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -ffreestanding -fno-common \
 	-fno-omit-frame-pointer -fno-stack-protector -fno-strict-aliasing \
 	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
-	-I. -MMD -MP -DGMK_BOARD=\"$(BOARD)\"
-
-# ---- aarch64: cross gcc + picolibc -------------------------------------
-ifeq ($(ARCH),aarch64)
-CROSS   := aarch64-linux-gnu-
-CC      := $(CROSS)gcc
-OBJCOPY := $(CROSS)objcopy
-# -fstack-clash-protection (CFLAGS_COMMON) probes every page of a frame
-# bigger than the guard, so a big local array faults in a G's guard page
-# instead of jumping it; aarch64 gcc assumes a 64 KiB guard unless told
-# that gmk's is one 4 KiB page (2^12).
-ARCH_CFLAGS := --specs=picolibc.specs -march=armv8-a -mstrict-align \
-	-mno-outline-atomics -fno-pic -mcmodel=small \
-	--param=stack-clash-protection-guard-size=12 \
-	--param=stack-clash-protection-probe-interval=12
-# The link line also gets CFLAGS, so --specs=picolibc.specs is there once
-# (twice is an error). -T as a driver option (not -Wl,-T): picolibc.specs
-# adds its own picolibc.ld unless the driver sees -T.
-ARCH_LDFLAGS := -nostartfiles -static \
-	-Wl,--build-id=none -T linker/aarch64.ld \
-	-Wl,--defsym=LOAD_ADDR=$(LOAD_ADDR) -Wl,--gc-sections
-ARCH_LIBS := -lc -lgcc
-QEMU_ARCH := aarch64
-endif
-
-# ---- x86-64: host gcc, freestanding + newlib built from newlib-source ----
-ifeq ($(ARCH),x86_64)
-CC      := gcc
-OBJCOPY := objcopy
-NEWLIB  := build/newlib-x86_64
-# -mcmodel=small: the kernel is identity-mapped below 2 GiB (LOAD_ADDR).
-# No red zone: exceptions push onto the interrupted stack. newlib is built
-# with the same flags and __DYNAMIC_REENT__ (tools/build-newlib); only its
-# headers and gcc's own are searched, never the host's /usr/include.
-ARCH_CFLAGS := -m64 -march=x86-64 -mno-red-zone -mcmodel=small -fno-pic \
-	-fno-pie -fno-asynchronous-unwind-tables -D__DYNAMIC_REENT__ \
-	-nostdinc -isystem $(NEWLIB)/include \
-	-isystem $(shell $(CC) -print-file-name=include)
-ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
-	-Wl,-z,max-page-size=4096 -Wl,-z,noexecstack -Wl,-T,linker/x86_64.ld \
-	-Wl,--defsym=LOAD_ADDR=$(LOAD_ADDR) -Wl,--gc-sections
-ARCH_LIBS := $(NEWLIB)/lib/libc.a -lgcc
-QEMU_ARCH := x86_64
-endif
-
-# ---- hosted: gmk as a Linux process (boards/hosted, arch/host) -----------
-# The host's gcc and glibc; x86-64 Linux only. The kernel's own atomics and
-# switch.S as they are; SAN=tsan (builtin atomics, which TSan can see) or
-# SAN=asan (ASan + UBSan) build with clang into build/hosted-<san>/. The
-# executable is build/hosted/gmk; its arguments are the command line.
-ifeq ($(ARCH),host)
-BUILD   := build/$(BOARD)$(if $(SAN),-$(SAN))
-KERNEL  := $(BUILD)/gmk
-# SAN=fuzz: the libFuzzer target too (tests/fuzz/, make fuzz), whose main
-# is libFuzzer's, not the board's (boards/hosted/main.c).
-ifeq ($(SAN),fuzz)
-SRCS    := $(filter-out boards/hosted/main.c,$(SRCS)) $(wildcard tests/fuzz/*.c)
-endif
-# First and last objects: they bracket gmk's own text (arch/host/cpu.c).
-OBJS    := $(BUILD)/boards/hosted/text_begin.S.o \
-	$(patsubst %,$(BUILD)/%.o,$(SRCS)) $(BUILD)/boards/hosted/text_end.S.o
-DEPS    := $(OBJS:.o=.d)
-# The board as a library, without its main: the host tests (tests/host)
-# link the kernel's own spinlocks, panic, time and run queues from it.
-HOSTLIB := $(BUILD)/libgmk.a
-CC      := gcc
-OBJCOPY := objcopy
-ARCH_CFLAGS := -DGMK_HOSTED -pthread
-ifeq ($(SAN),tsan)
-CC      := clang
-# No function entry/exit hooks: g0's code never returns (each mcall starts
-# its stack afresh), so a shadow call stack would only grow. Reports then
-# give the racing accesses' own pc, not their callers.
-ARCH_CFLAGS += -fsanitize=thread -DGMK_HOST_BUILTIN_ATOMICS -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS \
-	-mllvm -tsan-instrument-func-entry-exit=false
-else ifeq ($(SAN),asan)
-CC      := clang
-ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	-DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS
-else ifeq ($(SAN),fuzz)
-# The libFuzzer target (tests/fuzz/, make fuzz): coverage for libFuzzer,
-# ASan and UBSan; libFuzzer's main calls the board's (hosted_main).
-CC      := clang
-ARCH_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
-	-fno-sanitize-recover=undefined -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS -DGMK_FUZZ
-else ifneq ($(SAN),)
-$(error SAN=$(SAN): want tsan, asan or fuzz)
-endif
-ifeq ($(CC),clang)
-ARCH_CFLAGS += -Wno-unused-command-line-argument \
-	-Wno-incompatible-pointer-types-discards-qualifiers
-endif
-# The kernel's linker-script symbols: its first byte and its text.
-ARCH_LDFLAGS := -pthread -Wl,--gc-sections \
-	-Wl,--defsym=_kernel_start=__executable_start \
-	-Wl,--defsym=_text_start=__executable_start
-ARCH_LIBS :=
-ifeq ($(SAN),fuzz)
-ARCH_LDFLAGS += -fsanitize=fuzzer
-endif
-endif
+	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic \
+	-MMD -MP -DGMK_BOARD=\"$(BOARD)\"
 
 # The screen console's font (kernel/dev/fbcon.c), converted to C at build
 # time by tools/psf2c: Terminus Font (SIL Open Font License 1.1), from
@@ -238,7 +172,7 @@ $(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
 
 ifneq ($(HOSTLIB),)
-$(HOSTLIB): $(filter-out %/boards/hosted/main.c.o,$(OBJS))
+$(HOSTLIB): $(filter-out $(BUILD)/$(BOARD_MAIN).o,$(OBJS))
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -293,9 +227,8 @@ endif
 
 # The flags live here and in the board's board.mk: a change to them
 # rebuilds every object (a stale object would keep the old flags).
-$(OBJS): Makefile boards/$(BOARD)/board.mk
+$(OBJS): Makefile boards/$(BOARD)/board.mk arch/$(ARCH)/arch.mk
 
-# ---- running -----------------------------------------------------------
 # ---- images --------------------------------------------------------------
 # make image: the board's bootable files (IMAGE in board.mk).
 #   arm64-image      build/<board>/gmk.bin
@@ -397,8 +330,8 @@ trace: deps
 	$(Q)tools/trace-run --board $(BOARD) --smp '$(SMP)' $(if $(filter hex,$(TRACEOUT)),--hex) \
 		$(if $(GIC),--set GIC=$(GIC)) \
 		-- $(call shell_quote,$(if $(value CMDLINE),$(value CMDLINE),run=primes trace=4M))
-# The gdb script rides in the ELF (kernel/gdb_scripts.c .incbin's it).
-$(BUILD)/kernel/gdb_scripts.c.o: tools/gmk-gdb.py
+# The gdb script rides in the ELF (kernel/gdb_scripts.S .incbin's it).
+$(BUILD)/kernel/gdb_scripts.S.o: tools/gmk-gdb.py
 .PHONY: trace
 
 # ---- the libFuzzer target (tests/fuzz/) on the hosted board --------------

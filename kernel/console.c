@@ -32,6 +32,7 @@
 #include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 
@@ -63,9 +64,6 @@ static bool tx_wanted;		/* a G waits for room (console_tx_has_room) */
 
 volatile uint64_t console_tx_waits, console_tx_spins, console_tx_irqs,
 	console_tx_bytes;
-bool (*console_tx_can_park_hook)(void);
-void (*console_tx_wait_hook)(size_t need);
-void (*console_tx_room_hook)(void);
 
 static inline uint32_t tx_free(void)
 {
@@ -168,7 +166,7 @@ static void enter(struct wctx *w)
 	 * and no spinlock (preempt count 0), and the scheduler says it is a
 	 * G at all (not g0, not before the scheduler). */
 	w->canpark = txops && arch_irq_enabled() && preempt_count() == 0 &&
-		     console_tx_can_park_hook && console_tx_can_park_hook();
+		     sched_console_tx_can_park();
 	w->flags = arch_irq_save();
 	w->forced = atomic_load32(&console_owner_forced) == this_cpu()->id + 1;
 	if (w->forced)
@@ -205,20 +203,20 @@ static void emit(struct wctx *w, const char *s, size_t n)
 			atomic_xadd64(&console_tx_bytes, need);
 			return;
 		}
-		if (w->canpark && console_tx_wait_hook) {
+		if (w->canpark) {
 			/* Go's FD.Write on EAGAIN: wait for the descriptor to
 			 * be writable, then try again. */
 			spin_unlock(&console_lock);
 			arch_irq_restore(w->flags);
-			console_tx_wait_hook(need);
+			sched_console_tx_wait(need);
 			w->flags = arch_irq_save();
 			spin_lock(&console_lock);
 			continue;
 		}
 		atomic_xadd64(&console_tx_spins, 1);
 		tx_drain_polled(need);
-		if (tx_room_for_waiter(true) && console_tx_room_hook)
-			console_tx_room_hook();	/* netpollready: lock-free */
+		if (tx_room_for_waiter(true))
+			sched_console_tx_room();	/* netpollready: lock-free */
 	}
 }
 
@@ -350,8 +348,8 @@ void console_tx_interrupt(void)
 	}
 	wake = tx_room_for_waiter(tx_fifo_full);
 	spin_unlock(&console_lock);
-	if (wake && console_tx_room_hook)
-		console_tx_room_hook();
+	if (wake)
+		sched_console_tx_room();
 }
 
 bool console_tx_has_room(size_t need)

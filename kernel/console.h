@@ -52,19 +52,15 @@ void console_tx_interrupt(void);
 
 #define CONSOLE_TX_RING 4096	/* bytes; a power of two */
 
-/* ---- transmit by interrupt: the scheduler's half (sched/console_io.c) ---- */
+/* ---- transmit by interrupt: what the scheduler's half calls ----------
+ * (sched/console_io.c; the kernel calls it through kernel/sched_hooks.h:
+ * sched_console_tx_can_park, _wait, _room) */
 
-/* Can the caller park? (a G, preemptible, not in the scheduler) */
-extern bool (*console_tx_can_park_hook)(void);
-/* Park the calling G until the ring has room for `need` bytes. */
-extern void (*console_tx_wait_hook)(size_t need);
-/* From the interrupt: a G waits for room and there is room now. */
-extern void (*console_tx_room_hook)(void);
-/* For the wait hook: true if the ring has room for need bytes; else
- * the interrupt calls console_tx_room_hook once there is. */
+/* For the wait: true if the ring has room for need bytes; else the
+ * interrupt calls sched_console_tx_room once there is. */
 bool console_tx_has_room(size_t need);
-/* For the wait hook, once the G is parked: make sure the transmitter
- * runs (its interrupt makes the room). */
+/* For the wait, once the G is parked: make sure the transmitter runs
+ * (its interrupt makes the room). */
 void console_tx_start(void);
 
 /* Statistics. waits: Gs parked for room; spins: times a context that

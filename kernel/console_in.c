@@ -18,6 +18,7 @@
 
 #include "kernel/atomic.h"
 #include "kernel/console_in.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 
@@ -40,8 +41,6 @@ static struct spinlock rx_lock = SPINLOCK_INIT("console rx");
 volatile bool console_rx_irq_enabled;
 volatile uint64_t console_rx_bytes, console_rx_overruns, console_rx_throttles,
 	console_rx_irq_ns;
-void (*console_rx_hook)(void);
-void (*device_wake_hook)(struct trapframe *tf);
 
 const struct console_rx_ops *console_rx_attach(const struct console_rx_ops *ops)
 {
@@ -150,8 +149,6 @@ void kernel_console_interrupt(struct trapframe *tf)
 	if (!pushed)
 		return;
 	pushed = 0;
-	if (console_rx_hook)
-		console_rx_hook();
-	if (device_wake_hook)
-		device_wake_hook(tf);	/* may not return */
+	sched_console_rx_ready();
+	netpoll_kick(tf);	/* may not return */
 }

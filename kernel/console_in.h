@@ -68,9 +68,4 @@ extern volatile bool console_rx_irq_enabled;
 extern volatile uint64_t console_rx_bytes, console_rx_overruns, console_rx_throttles,
 	console_rx_irq_ns;
 
-/* Set by sched/: bytes arrived (the poller readies the reader), and a
- * device readied Gs (make a core run them). */
-extern void (*console_rx_hook)(void);
-extern void (*device_wake_hook)(struct trapframe *tf);
-
 #endif

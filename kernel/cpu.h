@@ -1,7 +1,8 @@
 /*
  * What the kernel needs from a CPU, whatever the architecture. Each arch
- * supplies these as static inlines in arch/<arch>/cpu.h; nothing above arch/
- * uses inline assembly.
+ * supplies these as static inlines in its cpu_arch.h (arch/<arch>/, on
+ * the include path: the Makefile's ARCH_DIRS); nothing above arch/ uses
+ * inline assembly.
  *
  *   struct cpu *arch_this_cpu(void)      per-core data (TPIDR_EL1 / GS base)
  *   void arch_set_this_cpu(struct cpu *) once per core, at bring-up
@@ -17,7 +18,21 @@
  *                                        sleeps until an interrupt is pending,
  *                                        lets it be taken, returns masked
  *   uint64_t arch_counter(void)          free-running cycle counter
- *   uintptr_t arch_frame_address(void)   this function's frame pointer
+ *   void arch_cpu_init(struct cpu *)     per-core bring-up, on that core
+ *
+ * and, where the arch has them:
+ *
+ *   arch_halt_forever()                  stop this core for good (the
+ *                                        bare-metal arches, for boards)
+ *   arch_this_cpu_read32/write32/inc32/dec32_and_test(off)
+ *                                        one field of this core's struct
+ *                                        cpu in one instruction
+ *                                        (kernel/percpu.h, kernel/preempt.h)
+ *   arch_async_preempt_enabled()         false where a build switches Gs at
+ *                                        safe points only (kernel/preempt.h)
+ *
+ * This header adds what every arch does alike: arch_frame_address, this
+ * function's frame pointer.
  */
 #ifndef GMK_KERNEL_CPU_H
 #define GMK_KERNEL_CPU_H
@@ -27,13 +42,13 @@
 
 struct cpu;
 
-#if defined(GMK_HOSTED)
-#include "arch/host/cpu.h"
-#elif defined(__aarch64__)
-#include "arch/aarch64/cpu.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/cpu.h"
-#endif
+#include "cpu_arch.h"
+
+/* Every arch keeps frame pointers (-fno-omit-frame-pointer). */
+static inline uintptr_t arch_frame_address(void)
+{
+	return (uintptr_t)__builtin_frame_address(0);
+}
 
 #define CACHE_LINE 64
 #define __cacheline_aligned __attribute__((aligned(CACHE_LINE)))

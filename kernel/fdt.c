@@ -318,8 +318,9 @@ const char *fdt_prop_string(const struct fdt *f, int node, const char *name)
 	return p;
 }
 
-bool fdt_prop_has_string(const struct fdt *f, int node, const char *name,
-			 const char *s)
+/* Does the node's string-list property `name` contain `s`? */
+static bool fdt_prop_has_string(const struct fdt *f, int node, const char *name,
+				const char *s)
 {
 	uint32_t len;
 	const char *p = fdt_getprop(f, node, name, &len);
@@ -399,8 +400,9 @@ int fdt_path_offset(const struct fdt *f, const char *path)
 	return node;
 }
 
-void fdt_reg_cells(const struct fdt *f, int node, uint32_t *addr_cells,
-		   uint32_t *size_cells)
+/* #address-cells / #size-cells that apply to `node`'s reg (its parent's). */
+static void fdt_reg_cells(const struct fdt *f, int node, uint32_t *addr_cells,
+			  uint32_t *size_cells)
 {
 	int parent = fdt_parent(f, node);
 

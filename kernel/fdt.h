@@ -56,14 +56,8 @@ const void *fdt_getprop(const struct fdt *f, int node, const char *name,
 bool fdt_prop_u32(const struct fdt *f, int node, const char *name, uint32_t *v);
 /* A string property (NUL-terminated inside the blob), or NULL. */
 const char *fdt_prop_string(const struct fdt *f, int node, const char *name);
-/* Does the node's string-list property `name` contain `s`? */
-bool fdt_prop_has_string(const struct fdt *f, int node, const char *name,
-			 const char *s);
 bool fdt_is_compatible(const struct fdt *f, int node, const char *compat);
 
-/* #address-cells / #size-cells that apply to `node`'s reg (its parent's). */
-void fdt_reg_cells(const struct fdt *f, int node, uint32_t *addr_cells,
-		   uint32_t *size_cells);
 /* Entry `i` of the node's reg property; false past the end. */
 bool fdt_reg(const struct fdt *f, int node, unsigned i, uint64_t *addr,
 	     uint64_t *size);

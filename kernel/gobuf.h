@@ -1,9 +1,12 @@
 /*
  * struct gobuf: where a G that is not running resumes. As in Go, it keeps
- * sp, pc and the G, nothing more: a voluntary switch pushes the
- * callee-saved registers of the arch's C ABI onto the G's own stack and
- * resumes through a pc (mcall_resume) that pops them. The layout is per
- * arch, in arch/<arch>/gobuf.h, with the byte offsets that switch.S uses.
+ * sp, pc and the G, nothing more: a voluntary switch (mcall, switch.S)
+ * pushes the callee-saved registers of the arch's C ABI onto the G's own
+ * stack, below its return address, and leaves pc = mcall_resume, which
+ * pops them and returns. So gogo resumes three kinds of context the same
+ * way (sp, then jump to pc): a parked G (pc = mcall_resume), a G
+ * preempted at an interrupt (pc = arch_preempt_resume, sp = its frame
+ * copy) and a fresh G (pc = goentry).
  *
  *   void gogo(struct gobuf *buf)             resume buf: its G, its sp, then
  *                                            jump to its pc; never returns
@@ -15,19 +18,25 @@
  *
  * No gosave: a context saved on the stack cannot outlive the return to a
  * caller that goes on using that stack (Go's gosave saves no registers,
- * which gmk's C callers would need). Nothing in gmk used it.
+ * which gmk's C callers would need).
+ *
+ * The arch's gobuf_arch.h gives what differs: the layout of the block
+ * mcall pushes (for switch.S and tools/gmk-gdb.py), where a fresh G's
+ * stack pointer starts (arch_gobuf_entry_sp), and optionally fields of
+ * its own after g (GOBUF_ARCH_FIELDS, GOBUF_SIZE) with arch_gobuf_init to
+ * set them.
  */
 #ifndef GMK_KERNEL_GOBUF_H
 #define GMK_KERNEL_GOBUF_H
 
-#if defined(GMK_HOSTED)
-#include "arch/host/gobuf.h"
-#elif defined(__aarch64__)
-#include "arch/aarch64/gobuf.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/gobuf.h"
-#else
-#error "gmk: no gobuf for this architecture"
+#include "gobuf_arch.h"
+
+/* Byte offsets, shared with switch.S. */
+#define GOBUF_SP	0
+#define GOBUF_PC	8
+#define GOBUF_G		16	/* the G this context belongs to (arch_setg) */
+#ifndef GOBUF_SIZE
+#define GOBUF_SIZE	24
 #endif
 
 /*
@@ -40,12 +49,70 @@
 #define M_G0	0		/* offsetof(struct m, g0) */
 
 #ifndef __ASSEMBLY__
+#include <stddef.h>
+#include <stdint.h>
+
+struct gobuf {
+	uintptr_t sp;
+	uintptr_t pc;
+	void *g;
+#ifdef GOBUF_ARCH_FIELDS
+	GOBUF_ARCH_FIELDS
+#endif
+};
+_Static_assert(offsetof(struct gobuf, sp) == GOBUF_SP, "gobuf");
+_Static_assert(offsetof(struct gobuf, pc) == GOBUF_PC, "gobuf");
+_Static_assert(offsetof(struct gobuf, g) == GOBUF_G, "gobuf");
+_Static_assert(sizeof(struct gobuf) == GOBUF_SIZE, "gobuf");
+
+/*
+ * The first fields of struct g (sched/runtime2.h asserts that it begins
+ * so), for switch code that needs more of a G than its gobuf and M: the
+ * hosted arch's sanitizer annotations tell the sanitizer the bounds of
+ * the stack a switch goes to.
+ */
+struct g_head {
+	struct gobuf sched;
+	void *m;
+	uintptr_t stack_lo;		/* its stack is [stack_lo, stack_hi) */
+	uintptr_t stack_hi;
+};
+
 struct g;
 __attribute__((noreturn)) void gogo(struct gobuf *buf);
 void mcall(void (*fn)(struct g *));
-/* The first function of every G (sched/gproc.c): gobuf_init's contexts
- * start it through switch.S's goentry. */
+/* switch.S: a fresh G's first instruction. It ends backtraces (a zero
+ * frame pointer and return address) and jumps to gstart. */
+void goentry(void);
+
+/* The scheduler's, for the switch code (sched/): the first function of
+ * every G, and the reports of an mcall misused (they do not return). */
 __attribute__((noreturn)) void gstart(void);
+void mcall_returned(void);
+void mcall_on_g0(void);
+
+/*
+ * A fresh context for the G g: gogo lands on goentry. sp stays 0 until
+ * the G has a stack (gobuf_set_stack): a G gets its stack when it first
+ * runs (sched/gproc.c, gstack_attach). Go's newproc1 writes the return
+ * address (goexit) onto the new stack; gmk writes nothing there, so that
+ * starting a G touches its record only.
+ */
+static inline void gobuf_init(struct gobuf *b, void *g)
+{
+	b->sp = 0;
+	b->pc = (uintptr_t)goentry;
+	b->g = g;
+#ifdef arch_gobuf_init
+	arch_gobuf_init(b, g);
+#endif
+}
+
+/* The fresh context b starts on the stack whose top is sp_top. */
+static inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
+{
+	b->sp = arch_gobuf_entry_sp(sp_top);
+}
 #endif
 
 #endif

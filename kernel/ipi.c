@@ -8,10 +8,10 @@
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/spinlock.h"
 #include "kernel/trap.h"
 
-void (*ipi_wake_hook)(void);
 void (*ipi_ping_hook)(void);
 
 void ipi_send(unsigned cpu, enum ipi_kind kind)
@@ -62,13 +62,12 @@ void kernel_ipi_interrupt(struct trapframe *tf)
 		call_fn(call_arg);
 		atomic_xadd32(&call_done, 1);	/* full barrier: fn's writes first */
 	}
-	/* The hooks are set while other cores take IPIs: atomic loads. */
+	/* A test sets the hook while other cores take IPIs: an atomic load. */
 	void (*ping)(void) = __atomic_load_n(&ipi_ping_hook, __ATOMIC_ACQUIRE);
-	void (*wake)(void) = __atomic_load_n(&ipi_wake_hook, __ATOMIC_ACQUIRE);
 	if ((why & IPI_PING) && ping)
 		ping();
-	if ((why & IPI_WAKE) && wake)
-		wake();
+	if (why & IPI_WAKE)
+		sched_ipi_wake();
 }
 
 void smp_call_all(void (*fn)(void *), void *arg)

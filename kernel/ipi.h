@@ -14,7 +14,8 @@ enum ipi_kind {
 void ipi_send(unsigned cpu, enum ipi_kind kind);
 /* IPI_WAKE to a core that is halted or about to halt (board_ipi_wake_idle). */
 void ipi_wake_idle(unsigned cpu);
-/* Hook for IPI_WAKE/IPI_PING receivers (set by sched/ and tests). */
-extern void (*ipi_wake_hook)(void);
+/* What IPI_PING runs on its target, if set: tests set it (IPI_WAKE goes
+ * to the scheduler, kernel/sched_hooks.h). */
+extern void (*ipi_ping_hook)(void);
 
 #endif

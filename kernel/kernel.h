@@ -1,11 +1,11 @@
 /*
- * The kernel's few upward entry points.
+ * The kernel's services for the layers above: the main G's function,
+ * programs, calls on every core. (Its calls into the scheduler are
+ * kernel/sched_hooks.h.)
  *
- * sched_main() is where every online core goes: sched/ implements it (each
- * core becomes an M, takes a P and enters schedule() on its g0). On the boot
- * core it first initialises the scheduler and starts the main G, which runs
- * kernel_main_g(): the test runner, a benchmark or a program, chosen by the
- * command line, and then board_exit() with the result.
+ * kernel_main_g() is the main G, which the scheduler starts on the boot
+ * core (sched_main): the test runner, a benchmark or a program, chosen by
+ * the command line, and then board_exit() with the result.
  */
 #ifndef GMK_KERNEL_KERNEL_H
 #define GMK_KERNEL_KERNEL_H
@@ -13,13 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-__attribute__((noreturn)) void sched_main(bool boot_core);
 void kernel_main_g(void *arg);
-/* fingerprint=on: print the hash of the scheduling history (sched/), as
- * the run ends: the main G's last words, or a fatal error's. */
-void sched_fingerprint_print(void);
-/* trace=: write the execution trace out (sched/tracebuf.c); a no-op when off. */
-void trace_dump(void);
 
 /* Programs that `run=<name>` starts (make run's demo is one). */
 struct program {
@@ -51,15 +45,5 @@ void smp_call_all(void (*fn)(void *), void *arg);
 
 /* sched/ calls this once schedinit has run: the other cores may enter it. */
 void smp_release_cores(void);
-
-/* Set by sched/: names a fault at addr, taken with the stack pointer at
- * sp, that it recognises (a G's stack overflow) in buf and returns buf,
- * or returns NULL. */
-extern const char *(*fault_describe_hook)(uintptr_t addr, uintptr_t sp, char *buf,
-					  unsigned len);
-
-/* Set by sched/: called from every core's timer interrupt (preemption). */
-struct trapframe;
-extern void (*sched_tick_hook)(struct trapframe *tf);
 
 #endif

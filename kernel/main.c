@@ -14,6 +14,7 @@
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 

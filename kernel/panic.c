@@ -14,6 +14,7 @@
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
@@ -23,8 +24,6 @@
 
 /* Core id + 1 of the core that is dying; the first one wins. */
 static volatile uint32_t panicking;
-
-const char *(*fault_describe_hook)(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* Every other core that panics meanwhile just stops. */
 static void claim_panic(void)
@@ -51,7 +50,8 @@ void stop_other_cpus(void)
 			arch_cpu_relax();
 }
 
-void backtrace_from(uintptr_t fp, uintptr_t pc)
+/* Backtrace from a frame pointer (every arch keeps frame pointers). */
+static void backtrace_from(uintptr_t fp, uintptr_t pc)
 {
 	printf("backtrace (addr2line -e build/%s/gmk.elf ADDR):\n", GMK_BOARD);
 	if (pc)
@@ -118,8 +118,7 @@ void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
 	const char *special = NULL;
 
 	claim_panic();
-	if (fault_describe_hook)
-		special = fault_describe_hook(addr, arch_frame_sp(tf), why, sizeof why);
+	special = sched_fault_describe(addr, arch_frame_sp(tf), why, sizeof why);
 	if (special)
 		snprintf(msg, sizeof msg, "%s", special);
 	else

@@ -11,9 +11,6 @@
 __attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void fatal(const char *fmt, ...);
 
-/* Backtrace from a frame pointer (both arches keep frame pointers). */
-void backtrace_from(uintptr_t fp, uintptr_t pc);
-
 /* Stop every other core (IPI), without returning to their work. */
 void stop_other_cpus(void);
 

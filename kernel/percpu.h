@@ -11,7 +11,9 @@
 #ifndef GMK_KERNEL_PERCPU_H
 #define GMK_KERNEL_PERCPU_H
 
+#include <stddef.h>
 #include <stdint.h>
+
 #include "kernel/cpu.h"
 
 #define MAX_CPUS 64
@@ -72,24 +74,19 @@ extern volatile unsigned ncpus_online;
 static inline struct cpu *this_cpu(void) { return arch_this_cpu(); }
 
 /*
- * One field of this core's struct cpu: on x86-64 a single %gs-relative
- * load (no load of the struct's address first); elsewhere through
- * this_cpu(). The spinlocks and preempt_enable read id and resched on
- * every lock.
+ * One 32-bit field of this core's struct cpu. An arch that reaches its own
+ * struct cpu through a segment register reads and writes it in one
+ * instruction (arch_this_cpu_read32/write32, x86-64); elsewhere it is
+ * through this_cpu(). The spinlocks and preempt_enable read id and
+ * resched on every lock.
  */
-#if !defined(GMK_HOSTED) && defined(__x86_64__)
-#include <stddef.h>
+#ifdef arch_this_cpu_read32
 #define THIS_CPU_READ32(field) ({					\
-	uint32_t v_;							\
 	_Static_assert(sizeof(((struct cpu *)0)->field) == 4, #field);	\
-	asm volatile("movl %%gs:%c1, %0" : "=r"(v_)			\
-		     : "i"(offsetof(struct cpu, field)) : "memory");	\
-	v_; })
+	arch_this_cpu_read32(offsetof(struct cpu, field)); })
 #define THIS_CPU_WRITE32(field, val) do {				\
 	_Static_assert(sizeof(((struct cpu *)0)->field) == 4, #field);	\
-	asm volatile("movl %1, %%gs:%c0"				\
-		     : : "i"(offsetof(struct cpu, field)),		\
-		       "ri"((uint32_t)(val)) : "memory");		\
+	arch_this_cpu_write32(offsetof(struct cpu, field), (val));	\
 	} while (0)
 #else
 #define THIS_CPU_READ32(field) (this_cpu()->field)

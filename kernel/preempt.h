@@ -22,38 +22,33 @@
 #ifndef GMK_KERNEL_PREEMPT_H
 #define GMK_KERNEL_PREEMPT_H
 
+#include <stddef.h>
+
+#include "kernel/atomic.h"
 #include "kernel/cpu.h"
 #include "kernel/percpu.h"
-
-/* Set by sched/: called at a safe point (count back to zero, interrupts
- * on) when the tick asked for a preemption meanwhile. */
-extern void (*preempt_safepoint_hook)(void);
+#include "kernel/sched_hooks.h"
 
 /*
- * Raising the count, per arch. x86-64: one `incl %gs:off`, a single
- * instruction on this core's own struct cpu (GS is fixed for the core's
- * life): an interrupt lands before or after it, never between "find my
- * core" and "increment", so no mask is needed (the masked version costs
- * pushf/pop/cli/sti on every lock). aarch64: the struct cpu address comes
- * from TPIDR_EL1 in one instruction, but the increment is a separate
- * load, add and store, and a preemption between the mrs and the store
- * would bump the old core's count from the new one: the mask stays.
+ * Raising the count. Where the arch can increment a field of this core's
+ * struct cpu in one instruction (arch_this_cpu_inc32: x86-64's
+ * `incl %gs:off`), an interrupt lands before or after it, never between
+ * "find my core" and "increment", so no mask is needed (the masked version
+ * costs pushf/pop/cli/sti on every lock). Elsewhere (aarch64: the struct
+ * cpu address comes from TPIDR_EL1 in one instruction, but the increment
+ * is a separate load, add and store) a preemption between the two would
+ * bump the old core's count from the new one: the mask stays.
  */
-#if !defined(GMK_HOSTED) && defined(__x86_64__)
-#include <stddef.h>
-#define PREEMPT_OFF_OFFSET offsetof(struct cpu, preempt_off)
-
+#ifdef arch_this_cpu_inc32
 static inline void preempt_count_inc(void)
 {
-	asm volatile("incl %%gs:%c0" : : "i"(PREEMPT_OFF_OFFSET) : "memory", "cc");
+	arch_this_cpu_inc32(offsetof(struct cpu, preempt_off));
 }
 
 /* Drop the count; true if it reached zero. */
 static inline bool preempt_count_dec(void)
 {
-	bool zero;
-	asm volatile("decl %%gs:%c1" : "=@ccz"(zero) : "i"(PREEMPT_OFF_OFFSET) : "memory");
-	return zero;
+	return arch_this_cpu_dec32_and_test(offsetof(struct cpu, preempt_off));
 }
 #else
 static inline void preempt_count_inc(void)
@@ -74,22 +69,21 @@ static inline void preempt_disable(void)
 {
 	preempt_count_inc();
 	/* The count is raised before anything the caller does next. */
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 }
 
 static inline void preempt_enable(void)
 {
-	asm volatile("" : : : "memory");
-	if (preempt_count_dec() && THIS_CPU_READ32(resched) && preempt_safepoint_hook &&
-	    arch_irq_enabled())
-		preempt_safepoint_hook();
+	compiler_barrier();
+	if (preempt_count_dec() && THIS_CPU_READ32(resched) && arch_irq_enabled())
+		sched_preempt_safepoint();
 }
 
 /* Drop the count without acting on a pending request (the scheduler,
  * which is about to switch anyway). */
 static inline void preempt_enable_no_resched(void)
 {
-	asm volatile("" : : : "memory");
+	compiler_barrier();
 	(void)preempt_count_dec();
 }
 
@@ -99,7 +93,8 @@ static inline uint32_t preempt_count(void)
 }
 
 /*
- * Asynchronous preemption, the arch half (arch/<arch>/preempt.c, .S).
+ * Asynchronous preemption, the arch half (arch/<arch>/preempt.c and
+ * preempt.S; the frame copy is arch/generic/preempt.c).
  * The scheduler's tick, in the timer interrupt, decides; the arch moves
  * the interrupted context off the core's interrupt stack:
  *
@@ -125,10 +120,18 @@ static inline uint32_t preempt_count(void)
  */
 struct trapframe;
 bool arch_frame_preemptible(const struct trapframe *tf);
+/* Whether the arch switches Gs out at interrupt exit at all (an arch may
+ * leave it to the safe points in some builds); a test that needs it
+ * skips otherwise. */
+#ifndef arch_async_preempt_enabled
+#define arch_async_preempt_enabled() true
+#endif
 uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit);
 void arch_preempt_resume(void);
 __attribute__((noreturn)) void arch_irq_leave_to(uintptr_t sp, void *g,
 						 void (*fn)(void *), void *arg);
+/* Called by arch_irq_leave_to when fn returns: panics. */
+void arch_irq_leave_returned(void);
 
 /* Bounds of the code that must not be preempted (switch.S, preempt.S). */
 extern char switch_text_start[], switch_text_end[];

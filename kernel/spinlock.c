@@ -13,8 +13,6 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 
-void (*preempt_safepoint_hook)(void);
-
 void spin_init(struct spinlock *l, const char *name)
 {
 	l->locked = 0;
@@ -123,7 +121,6 @@ void spin_unlock_irqrestore(struct spinlock *l, unsigned long flags)
 	spin_unlock(l);
 	arch_irq_restore(flags);
 	/* spin_unlock's safe point saw interrupts masked: look again. */
-	if (this_cpu()->resched && preempt_count() == 0 &&
-	    preempt_safepoint_hook && arch_irq_enabled())
-		preempt_safepoint_hook();
+	if (this_cpu()->resched && preempt_count() == 0 && arch_irq_enabled())
+		sched_preempt_safepoint();
 }

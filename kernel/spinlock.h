@@ -4,30 +4,24 @@
  * spin_lock does not mask interrupts; spin_lock_irqsave does, for locks an
  * interrupt handler also takes.
  *
- * Not a ticket lock, for two reasons:
- * - Cost. A switch takes sched.lock one to three times and a channel
- *   operation its channel's lock; a ticket lock needs a separate holder
- *   field to name the owner for the checks, where this word is both the
- *   lock and the holder's name.
- * - A waiter that is not running stalls nobody. Under a hypervisor or
- *   QEMU a vCPU can lose the host CPU at any time; with tickets, the one
- *   whose turn is next then holds up every other core until it runs
- *   again. Here the lock goes to whoever asks while it is free.
- * What tickets give, that no waiting core starves, a compare-and-swap
- * lock gives only with help: a core can lose the race for the free lock
- * again and again, in principle for ever.
- * So a waiter that has spun SPIN_STARVE_SPINS times asks for the lock:
- * it names itself in `handoff` and sets SPIN_HANDOFF in the word, which
- * sends the holder's unlock to its slow path, and that hands the lock
- * over (stores the asker's tag) instead of freeing it. One asker at a
- * time; the fast paths are unchanged. Go's sync.Mutex has the same
- * starvation mode; its runtime locks have none.
+ * Not a ticket lock: the word is both the lock and the holder's name
+ * (the holder checks below), and a waiter that is not running (a vCPU
+ * the host preempted) holds up nobody, where the next ticket's owner
+ * would hold up every core behind it. The price is starvation: a core
+ * can lose the race for the free lock again and again. So a waiter that
+ * has failed SPIN_STARVE_SPINS looks asks for the lock: it names itself
+ * in `handoff` and sets SPIN_HANDOFF in the word, which sends the
+ * holder's unlock to its slow path, and that stores the asker's tag
+ * instead of 0. One asker at a time; the fast paths are unchanged (Go's
+ * sync.Mutex has the same starvation mode).
  */
 #ifndef GMK_KERNEL_SPINLOCK_H
 #define GMK_KERNEL_SPINLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "kernel/compiler.h"
 
 struct spinlock {
 	volatile uint32_t locked;	/* 0: free; else 1 + the holder's core id,

@@ -19,11 +19,9 @@
 #include "kernel/cmdline.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
-#ifdef GMK_HOSTED
-#include "arch/host/host.h"	/* host_async_preempt */
-#endif
 
 extern const struct test_case __start_gmk_tests[], __stop_gmk_tests[];
 
@@ -90,11 +88,6 @@ bool test_selects(const char *globs, const char *name)
 	return selected(globs, name);
 }
 
-const char *test_current(void)
-{
-	return current ? current->name : NULL;
-}
-
 void test_fail(const char *file, int line, const char *fmt, ...)
 {
 	char msg[256];
@@ -122,11 +115,9 @@ void test_skip(const char *why)
 
 void test_needs_async_preempt(void)
 {
-#ifdef GMK_HOSTED
-	if (!host_async_preempt)
+	if (!arch_async_preempt_enabled())
 		test_skip("needs async preemption of a spinning G, off in this build "
 			  "(ThreadSanitizer delivers signals late, or GMK_NO_ASYNC_PREEMPT)");
-#endif
 }
 
 void test_needs_small_stacks(void)

@@ -74,8 +74,6 @@ void test_needs_async_preempt(void);
 /* Skips the test under a sanitizer (hosted SAN=tsan|asan): it runs Gs on
  * 1-2 KiB stacks, where the sanitizer runtime's own frames do not fit. */
 void test_needs_small_stacks(void);
-/* Name of the test running now, or NULL. */
-const char *test_current(void);
 /* A TEST_FATAL's expected message, formatted at run time. */
 void test_expect_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Expected-fatal bookkeeping used by panic()/fatal(). */

@@ -9,6 +9,7 @@
 #include "kernel/kernel.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 
@@ -16,8 +17,6 @@ static uint64_t counter_hz;
 uint64_t time_boot_counter;
 uint64_t time_ns_per_tick_32;
 static uint64_t ticks_per_ns_32;	/* counter ticks per ns, << 32 */
-
-void (*sched_tick_hook)(struct trapframe *tf);
 
 void time_init(uint64_t hz)
 {
@@ -154,11 +153,6 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	smp_mb();
 	if (c->timer_period_ns)
 		timer_arm_after(c->timer_period_ns);
-	/* Atomic: a secondary's tick can come while the boot core sets the
-	 * hook (schedinit runs after the secondaries' ticks start). */
-	void (*hook)(struct trapframe *) = __atomic_load_n(&sched_tick_hook, __ATOMIC_ACQUIRE);
-	if (hook)
-		hook(tf);
-	else if (!c->timer_period_ns)
+	if (!sched_tick(tf) && !c->timer_period_ns)
 		timer_arm_after(TICK_NS);	/* before the scheduler starts */
 }

@@ -1,30 +1,25 @@
 /*
- * Exceptions and interrupts as the kernel sees them. Each arch defines
- * struct trapframe (the full register state saved at entry, FP/SIMD
- * included) in arch/<arch>/trapframe.h and these accessors.
+ * Exceptions and interrupts as the kernel sees them. Each arch's
+ * trap_arch.h defines struct trapframe (the full register state saved at
+ * entry, FP/SIMD included) and, as static inlines,
+ *
+ *   uintptr_t arch_frame_pc(tf)      where execution resumes
+ *   uintptr_t arch_frame_fp(tf)      its frame pointer
+ *   uintptr_t arch_frame_sp(tf)      its stack pointer
+ *   ARCH_STACK_RED_ZONE              bytes below a stack pointer that may
+ *                                    be live (the ABI's red zone)
  */
 #ifndef GMK_KERNEL_TRAP_H
 #define GMK_KERNEL_TRAP_H
 
 #include <stdint.h>
 
-#if defined(__aarch64__)
-#include "arch/aarch64/trapframe.h"
-#elif defined(__x86_64__)
-#include "arch/x86_64/trapframe.h"
-#endif
+#include "trap_arch.h"
 
 struct trapframe;
 
 /* Arch: print every register of the frame (several lines, through printf). */
 void arch_dump_frame(const struct trapframe *tf);
-/* Arch: where execution resumes, and its frame pointer / stack pointer. */
-uintptr_t arch_frame_pc(const struct trapframe *tf);
-uintptr_t arch_frame_fp(const struct trapframe *tf);
-uintptr_t arch_frame_sp(const struct trapframe *tf);
-/* Arch: make the frame resume in fn(arg) on stack sp when it returns. */
-void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
-			 uintptr_t sp);
 
 /*
  * Kernel: an exception nobody expected. `kind` names it ("data abort",

@@ -13,6 +13,7 @@
 #include "kernel/atomic.h"
 #include "kernel/console.h"
 #include "kernel/console_in.h"
+#include "kernel/sched_hooks.h"
 #include "sched/console_io.h"
 #include "sched/netpoll.h"
 #include "sched/schedimpl.h"
@@ -22,7 +23,7 @@ static struct pollDesc console_pd = { .name = "console" };
 static struct mutex readers;	/* one waiter per mode: Go's fdMutex */
 static struct mutex writers;
 
-static void console_rx_ready(void)
+void sched_console_rx_ready(void)
 {
 	netpollready(&console_pd, 'r');
 }
@@ -31,14 +32,14 @@ static void console_rx_ready(void)
  * polling): room to write. Not a reason to take a busy core, unlike a
  * keypress (netpoll_kick): the writer runs at its P's next netpoll step
  * or tick, or on an idle P at once. */
-static void console_tx_room(void)
+void sched_console_tx_room(void)
 {
 	netpollready(&console_pd, 'w');
 	netpoll_wake();
 }
 
 /* A G, not g0, once the scheduler runs: it may park. */
-static bool console_tx_can_park(void)
+bool sched_console_tx_can_park(void)
 {
 	if (!atomic_load32(&mainstarted))
 		return false;
@@ -62,21 +63,12 @@ static void console_tx_parked(void *unused)
 	console_tx_start();
 }
 
-static void console_tx_wait(size_t need)
+void sched_console_tx_wait(size_t need)
 {
 	mutex_lock(&writers);
 	while (!console_tx_has_room(need))
 		poll_wait_commit(&console_pd, 'w', console_tx_parked, NULL);
 	mutex_unlock(&writers);
-}
-
-void console_io_init(void)
-{
-	console_rx_hook = console_rx_ready;
-	device_wake_hook = netpoll_kick;
-	console_tx_room_hook = console_tx_room;
-	console_tx_wait_hook = console_tx_wait;
-	console_tx_can_park_hook = console_tx_can_park;
 }
 
 long console_read(void *buf, size_t len)

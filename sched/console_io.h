@@ -27,7 +27,4 @@
 long console_read(void *buf, size_t len);
 void console_set_read_deadline(uint64_t deadline);
 
-/* schedinit: connect the console's receive interrupt to the poller. */
-void console_io_init(void);
-
 #endif

@@ -36,6 +36,7 @@
 #include "kernel/kernel.h"
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "sched/netpoll.h"
@@ -108,7 +109,12 @@ static void preempt_async(struct trapframe *tf, struct cpu *c, struct m *mp,
 	arch_irq_leave_to(mp->g0->sched.sp, mp->g0, gopreempt_async, gp);
 }
 
-/* sched_tick_hook: every core's timer interrupt (kernel/time.c). */
+/* Set once schedinit has put in place what the tick and IPI_WAKE read
+ * (preempt_init: store-release; they load-acquire): secondaries take both
+ * before the boot core gets there. */
+static volatile uint32_t preempt_ready;
+
+/* Every core's timer interrupt (kernel/time.c, kernel/sched_hooks.h). */
 static void tick(struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
@@ -166,6 +172,14 @@ static void tick(struct trapframe *tf)
 	timer_set_deadline(now + (slice < PREEMPT_RETRY_NS ? slice : PREEMPT_RETRY_NS));
 }
 
+bool sched_tick(struct trapframe *tf)
+{
+	if (!atomic_load32(&preempt_ready))
+		return false;
+	tick(tf);
+	return true;
+}
+
 /*
  * A device interrupt readied Gs while every P is busy (netpoll_kick):
  * switch this core's G out now, as the tick does at the end of a slice,
@@ -186,9 +200,9 @@ void sched_preempt_for_netpoll(struct trapframe *tf)
 	c->resched = 1;
 }
 
-/* preempt_safepoint_hook: a G's preempt-off count dropped to zero with
- * interrupts on, and the tick had asked for a switch meanwhile. */
-static void preempt_safepoint(void)
+/* A G's preempt-off count dropped to zero with interrupts on, and the
+ * tick had asked for a switch meanwhile (kernel/preempt.h). */
+void sched_preempt_safepoint(void)
 {
 	struct g *gp = getg();
 	if (gp == gp->m->g0 || !gp->preempt)
@@ -202,8 +216,10 @@ static void preempt_safepoint(void)
  * timer.c) or work to look at. An idle core just leaves its wfi/hlt
  * (stopm recomputes); a busy one re-arms its tick for the new deadline.
  */
-static void ipi_wake(void)
+void sched_ipi_wake(void)
 {
+	if (!atomic_load32(&preempt_ready))
+		return;
 	struct cpu *c = this_cpu();
 	struct m *mp = c->m;
 	struct p *pp = mp ? mp->p : NULL;
@@ -217,8 +233,6 @@ static void ipi_wake(void)
 void preempt_init(void)
 {
 	atomic_store64(&slice_cur_ns, slice_default());
-	preempt_safepoint_hook = preempt_safepoint;
-	/* Store-release: other cores' interrupts read them meanwhile. */
-	__atomic_store_n(&ipi_wake_hook, ipi_wake, __ATOMIC_RELEASE);
-	__atomic_store_n(&sched_tick_hook, tick, __ATOMIC_RELEASE);
+	/* Store-release: other cores' interrupts read it meanwhile. */
+	atomic_store32(&preempt_ready, 1);
 }

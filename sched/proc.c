@@ -1448,9 +1448,7 @@ static void schedinit(void)
 		}
 	spin_unlock(&sched.lock);
 
-	fault_describe_hook = sched_fault_describe;
 	preempt_init();
-	console_io_init();
 	printf("gmk: scheduler: %u Ps, %u cores, seed %llu\n", nprocs, online,
 	       (unsigned long long)boot_seed);
 }

@@ -309,11 +309,14 @@ _Static_assert(offsetof(struct g, argbuf) % 64 == 0 &&
 	       sizeof(struct g) == offsetof(struct g, argbuf) + 64,
 	       "go_copy's copy fills the record's last line");
 
-#ifndef GMK_HOSTED
-/* switch.S reaches g->m->g0 by these offsets (kernel/gobuf.h). */
+/* switch.S reaches g->m->g0 by these offsets, and switch code reads a
+ * G's head (kernel/gobuf.h). */
 _Static_assert(offsetof(struct g, sched) == 0, "gobuf first in struct g");
 _Static_assert(offsetof(struct g, m) == G_M, "G_M");
 _Static_assert(offsetof(struct m, g0) == M_G0, "M_G0");
-#endif
+_Static_assert(offsetof(struct g, m) == offsetof(struct g_head, m) &&
+	       offsetof(struct g, stack_lo) == offsetof(struct g_head, stack_lo) &&
+	       offsetof(struct g, stack_hi) == offsetof(struct g_head, stack_hi),
+	       "struct g_head");
 
 #endif

@@ -10,6 +10,7 @@
 #include "kernel/page.h"
 #include "kernel/time.h"
 #include "kernel/preempt.h"
+#include "kernel/sched_hooks.h"
 #include "sched/sched.h"
 #include "sched/tracebuf.h"
 
@@ -161,7 +162,6 @@ void stackcache_put(struct p *pp, uintptr_t base);
 void stackalloc(struct g *gp, size_t bytes, uint64_t goid);
 /* gp's stack back to the pool or the page allocator (none: nothing). */
 void stackfree(struct g *gp);
-const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
 /* checkdead.c: caller holds sched.lock */
 void checkdead(void);

@@ -763,7 +763,7 @@ TEST(sched_wakeup_a_g_preempted_for_a_timer_resumes_before_the_ring_it_filled)
 #define IDLE_SLACK_NS	(50 * NSEC_PER_USEC)	/* sleep_ns's deadline is a little after t0 + d */
 
 #ifdef GMK_HOSTED
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #endif
 
 TEST(sched_wakeup_an_idle_ps_timer_is_late_only_where_its_interrupt_is)

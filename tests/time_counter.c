@@ -1,7 +1,7 @@
 /*
  * The counter behind nanotime (arch_counter): one clock for every core,
  * and on the hosted board, where it may be the TSC measured against
- * Linux's clock at boot (arch/host/clock.c), the same rate as Linux's.
+ * Linux's clock at boot (arch/x86_64-linux/clock.c), the same rate as Linux's.
  */
 #include <stdint.h>
 

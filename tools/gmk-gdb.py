@@ -1,6 +1,6 @@
 # gmk's goroutines in gdb, after Go's runtime-gdb.py.
 #
-# Loaded by gdb from gmk.elf's .debug_gdb_scripts section (kernel/gdb_scripts.c
+# Loaded by gdb from gmk.elf's .debug_gdb_scripts section (kernel/gdb_scripts.S
 # embeds this file), once gdb trusts the directory:
 #   gdb-multiarch -iex 'add-auto-load-safe-path .' build/<board>/gmk.elf
 # (make debug prints that line). Or by hand: (gdb) source tools/gmk-gdb.py

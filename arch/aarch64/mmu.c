@@ -17,7 +17,7 @@
  */
 #include <stddef.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "arch/aarch64/mmu.h"
 #include "kernel/fdt.h"
 #include "kernel/page.h"

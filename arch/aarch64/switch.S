@@ -3,9 +3,9 @@
  * Only callee-saved state moves: a switch happens at a call, where the
  * AAPCS64 lets the callee clobber everything else. As in Go, the gobuf
  * keeps only sp, pc and g: mcall pushes x19-x30 and d8-d15 onto the G's
- * own stack (arch/aarch64/gobuf.h has the layout), where a parked G's
- * frames are anyway, so a G record no longer carries them. The G pointer
- * lives in TPIDRRO_EL0 (arch/aarch64/cpu.h) and changes together with the
+ * own stack (gobuf_arch.h has the layout), where a parked G's
+ * frames are anyway, so a G record does not carry them. The G pointer
+ * lives in TPIDRRO_EL0 (cpu_arch.h) and changes together with the
  * stack.
  */
 #include "kernel/gobuf.h"
@@ -40,20 +40,26 @@ gogo:
  * mcall_resume returns to mcall's caller. gobuf.g needs no store: it is
  * the G itself, set by gobuf_init (g0's by mstart) and never changed.
  */
+/* x19-x28 and d8-d15 to (op = stp) or from (op = ldp) the block at sp
+ * that mcall pushes (gobuf_arch.h's MCALL_*); x29, x30 come separately. */
+.macro mcall_regs op
+	\op	x19, x20, [sp, #MCALL_X19 + 0]
+	\op	x21, x22, [sp, #MCALL_X19 + 16]
+	\op	x23, x24, [sp, #MCALL_X19 + 32]
+	\op	x25, x26, [sp, #MCALL_X19 + 48]
+	\op	x27, x28, [sp, #MCALL_X19 + 64]
+	\op	d8, d9, [sp, #MCALL_D8 + 0]
+	\op	d10, d11, [sp, #MCALL_D8 + 16]
+	\op	d12, d13, [sp, #MCALL_D8 + 32]
+	\op	d14, d15, [sp, #MCALL_D8 + 48]
+.endm
+
 	.global mcall
 	.type mcall, %function
 mcall:
 	mrs	x1, tpidrro_el0		/* gp */
 	stp	x29, x30, [sp, #-MCALL_FRAME]!
-	stp	x19, x20, [sp, #MCALL_X19 + 0]
-	stp	x21, x22, [sp, #MCALL_X19 + 16]
-	stp	x23, x24, [sp, #MCALL_X19 + 32]
-	stp	x25, x26, [sp, #MCALL_X19 + 48]
-	stp	x27, x28, [sp, #MCALL_X19 + 64]
-	stp	d8, d9, [sp, #MCALL_D8 + 0]
-	stp	d10, d11, [sp, #MCALL_D8 + 16]
-	stp	d12, d13, [sp, #MCALL_D8 + 32]
-	stp	d14, d15, [sp, #MCALL_D8 + 48]
+	mcall_regs stp
 	mov	x9, sp
 	adr	x10, mcall_resume
 	stp	x9, x10, [x1, #GOBUF_SP]	/* sp, pc */
@@ -77,15 +83,7 @@ mcall:
 	.global mcall_resume
 	.type mcall_resume, %function
 mcall_resume:
-	ldp	x19, x20, [sp, #MCALL_X19 + 0]
-	ldp	x21, x22, [sp, #MCALL_X19 + 16]
-	ldp	x23, x24, [sp, #MCALL_X19 + 32]
-	ldp	x25, x26, [sp, #MCALL_X19 + 48]
-	ldp	x27, x28, [sp, #MCALL_X19 + 64]
-	ldp	d8, d9, [sp, #MCALL_D8 + 0]
-	ldp	d10, d11, [sp, #MCALL_D8 + 16]
-	ldp	d12, d13, [sp, #MCALL_D8 + 32]
-	ldp	d14, d15, [sp, #MCALL_D8 + 48]
+	mcall_regs ldp
 	ldp	x29, x30, [sp], #MCALL_FRAME
 	ret
 	.size mcall_resume, . - mcall_resume

@@ -1,5 +1,5 @@
 /*
- * The C library's thread-local storage (see cpu.h for why TPIDR_EL0 is
+ * The C library's thread-local storage (see cpu_arch.h for why TPIDR_EL0 is
  * picolibc's and the G pointer lives in TPIDRRO_EL0).
  *
  * picolibc's layout (aarch64 variant I, local-exec): TPIDR_EL0 points at a
@@ -12,27 +12,12 @@
 #include <picotls.h>
 #include <stdint.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "kernel/percpu.h"
 
 #define TLS_BLOCK_SIZE	256	/* bytes per block; linker/aarch64.ld asserts the fit */
 
 static uint8_t tls_blocks[MAX_CPUS][TLS_BLOCK_SIZE] __attribute__((aligned(64)));
-
-size_t arch_tls_size(void)
-{
-	return TLS_BLOCK_SIZE;
-}
-
-void arch_tls_init(void *block)
-{
-	_init_tls(block);
-}
-
-void arch_tls_set(void *block)
-{
-	_set_tls(block);
-}
 
 /* start.S, on each core once its MMU is on, before any other C. */
 void tls_boot_setup(unsigned cpu_id);
@@ -40,6 +25,6 @@ void tls_boot_setup(unsigned cpu_id)
 {
 	void *block = tls_blocks[cpu_id % MAX_CPUS];
 
-	arch_tls_init(block);
-	arch_tls_set(block);
+	_init_tls(block);
+	_set_tls(block);
 }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "kernel/board.h"
 #include "kernel/percpu.h"
 #include "kernel/trap.h"
@@ -207,30 +207,6 @@ void arch_dump_frame(const struct trapframe *tf)
 	printf("  pc  %016lx spsr %08lx esr %08lx far %016lx\n",
 	       (unsigned long)tf->elr, (unsigned long)tf->spsr,
 	       (unsigned long)tf->esr, (unsigned long)tf->far);
-}
-
-uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->elr; }
-uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->x[29]; }
-uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->sp; }
-
-#define SPSR_MODE_MASK	0xfu
-#define SPSR_MODE_EL1T	0x4u
-
-/*
- * Resume in fn(arg) on stack sp, at EL1t. x29/x30 = 0 end the frame
- * chain there, so a backtrace from fn stops cleanly. The interrupt mask in
- * the saved PSTATE is kept: fn starts as the interrupted code would have
- * continued. Only for frames taken from EL1t (their SP comes from tf->sp).
- */
-void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
-			 uintptr_t sp)
-{
-	tf->elr = (uintptr_t)fn;
-	tf->x[0] = (uintptr_t)arg;
-	tf->x[29] = 0;
-	tf->x[30] = 0;
-	tf->sp = sp;
-	tf->spsr = (tf->spsr & ~(uint64_t)SPSR_MODE_MASK) | SPSR_MODE_EL1T;
 }
 
 extern char vectors[];

@@ -10,7 +10,7 @@
  * Each slot pushes x0/x1, loads its vector number and jumps to the save
  * code for its stack; aarch64_trap(tf, vec) in trap.c does the rest.
  */
-#include "arch/aarch64/trapframe.h"
+#include "trap_arch.h"
 
 .macro vslot vec, save
 	.balign 0x80
@@ -80,8 +80,7 @@
 
 /*
  * Restore everything and return. For an EL1t frame SP_EL0 comes back from
- * tf->sp (arch_frame_redirect may have changed it); an EL1h frame's SP is
- * SP_EL1 itself and is simply popped.
+ * tf->sp; an EL1h frame's SP is SP_EL1 itself and is simply popped.
  */
 .macro restore_frame el1h
 	tf_restore_fp_elr sp
@@ -90,21 +89,7 @@
 	msr	sp_el0, x1
 	.endif
 	ldp	x0, x1, [sp, #16 * 0]
-	ldp	x2, x3, [sp, #16 * 1]
-	ldp	x4, x5, [sp, #16 * 2]
-	ldp	x6, x7, [sp, #16 * 3]
-	ldp	x8, x9, [sp, #16 * 4]
-	ldp	x10, x11, [sp, #16 * 5]
-	ldp	x12, x13, [sp, #16 * 6]
-	ldp	x14, x15, [sp, #16 * 7]
-	ldp	x16, x17, [sp, #16 * 8]
-	ldp	x18, x19, [sp, #16 * 9]
-	ldp	x20, x21, [sp, #16 * 10]
-	ldp	x22, x23, [sp, #16 * 11]
-	ldp	x24, x25, [sp, #16 * 12]
-	ldp	x26, x27, [sp, #16 * 13]
-	ldp	x28, x29, [sp, #16 * 14]
-	ldr	x30, [sp, #TF_X30]
+	tf_restore_x2_x30 sp
 	add	sp, sp, #TF_SIZE
 	eret
 .endm

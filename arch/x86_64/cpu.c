@@ -7,8 +7,6 @@
 #include "arch/x86_64/x86.h"
 #include "kernel/percpu.h"
 
-#define MXCSR_DEFAULT 0x1f80	/* all SIMD FP exceptions masked, round-nearest */
-
 /*
  * SSE: the compiler and newlib use xmm registers anywhere, and interrupt
  * entry saves them with FXSAVE, so SSE must be on before any C runs. The
@@ -17,7 +15,7 @@
  */
 static void sse_enable(void)
 {
-	uint32_t mxcsr = MXCSR_DEFAULT;
+	uint32_t mxcsr = X86_MXCSR_DEFAULT;
 
 	write_cr0((read_cr0() & ~(uint64_t)CR0_EM) | CR0_MP | CR0_WP);
 	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);

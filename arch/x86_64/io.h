@@ -7,35 +7,21 @@
 
 #include <stdint.h>
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-
-	asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
-
-static inline void outw(uint16_t port, uint16_t v)
-{
-	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
-
-static inline uint16_t inw(uint16_t port)
-{
-	uint16_t v;
-
-	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port) : "memory");
-	return v;
-}
-
-static inline void outl(uint16_t port, uint32_t v)
-{
-	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port) : "memory");
-}
+/* outb/inb, outw/inw, outl/inl: sfx is the instruction's operand size. */
+#define X86_PORT_IO(sfx, T)						\
+	static inline void out##sfx(uint16_t port, T v)			\
+	{								\
+		asm volatile("out" #sfx " %0, %1" : : "a"(v), "Nd"(port) : "memory"); \
+	}								\
+	static inline T in##sfx(uint16_t port)				\
+	{								\
+		T v;							\
+		asm volatile("in" #sfx " %1, %0" : "=a"(v) : "Nd"(port) : "memory"); \
+		return v;						\
+	}
+X86_PORT_IO(b, uint8_t)
+X86_PORT_IO(w, uint16_t)
+X86_PORT_IO(l, uint32_t)
+#undef X86_PORT_IO
 
 #endif

@@ -11,7 +11,7 @@
  * IST1 for device interrupts, IST2-4 for #DF/NMI/#MC, the current stack for
  * the other exceptions so that they can nest inside an interrupt handler.
  */
-#include "arch/x86_64/trapframe.h"
+#include "trap_arch.h"
 
 	.altmacro
 

@@ -3,7 +3,8 @@
  * and resuming a preempted G from the frame on its stack
  * (kernel/preempt.h, arch/x86_64/preempt.c).
  */
-#include "arch/x86_64/trapframe.h"
+#include "trap_arch.h"
+#include "x86.h"
 
 	.text
 	.code64
@@ -38,7 +39,7 @@ arch_irq_leave_to:
 	movq	%rsi, %gs:8
 	xorl	%ebp, %ebp			/* backtraces end here */
 	/* The G's FP modes stay with its frame: g0 gets the defaults
-	 * (kernel/gobuf.h's GOBUF_MXCSR_DEFAULT, GOBUF_FPUCW_DEFAULT). */
+	 * (x86.h, gobuf_arch.h says why). */
 	ldmxcsr	default_mxcsr(%rip)
 	fldcw	default_fpucw(%rip)
 	movq	%rcx, %rdi
@@ -52,5 +53,5 @@ preempt_text_end:
 
 	.section .rodata
 	.balign 4
-default_mxcsr:	.long	0x1F80
-default_fpucw:	.word	0x037F
+default_mxcsr:	.long	X86_MXCSR_DEFAULT
+default_fpucw:	.word	X86_FPUCW_DEFAULT

@@ -100,19 +100,9 @@ _start:
 	addl	$8, %edi
 	loop	2b
 
-	movl	%cr4, %eax
-	orl	$(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
-	movl	%eax, %cr4
 	movl	$boot_pml4, %eax
 	movl	%eax, %cr3
-	movl	$MSR_EFER, %ecx
-	rdmsr
-	orl	$(EFER_LME | EFER_NXE), %eax
-	wrmsr
-	movl	%cr0, %eax
-	andl	$~CR0_EM, %eax
-	orl	$(CR0_PE | CR0_MP | CR0_WP | CR0_PG), %eax
-	movl	%eax, %cr0			/* long mode, compatibility submode */
+	x86_long_mode_on CR0_PE|CR0_MP|CR0_WP|CR0_PG	/* compatibility submode */
 	lgdt	boot_gdt_ptr
 	ljmp	$SEL_KCODE, $start64
 

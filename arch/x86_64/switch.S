@@ -2,17 +2,17 @@
  * Voluntary context switches between Gs (see kernel/gobuf.h).
  * Only callee-saved state moves: a switch happens at a call, where the
  * SysV ABI lets the callee clobber everything else (the MXCSR control
- * bits and the x87 control word stay at their defaults: gobuf.h says
+ * bits and the x87 control word stay at their defaults: gobuf_arch.h says
  * why). As in Go, the gobuf keeps only sp, pc and g: mcall pushes rbx,
  * rbp and r12-r15 onto the G's own stack, where a parked G's frames are
- * anyway, so a G record no longer carries them. The G pointer is %gs:8
+ * anyway, so a G record does not carry them. The G pointer is %gs:8
  * (struct cpu's curg) and changes together with the stack.
  */
 #include "kernel/gobuf.h"
 
 /* Where the running G lives: struct cpu's curg through GS in the kernel.
  * The hosted board assembles this file as it is with its own definition
- * (arch/host/switch.S: a %fs-relative thread-local variable). */
+ * (arch/x86_64-linux/switch_linux.S: a %fs-relative thread-local variable). */
 #ifndef PERCPU_CURG
 #define PERCPU_CURG %gs:8
 #endif

@@ -41,19 +41,9 @@ tramp32:
 	movw	%ax, %ds
 	movw	%ax, %es
 	movw	%ax, %ss
-	movl	%cr4, %eax
-	orl	$(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
-	movl	%eax, %cr4
 	movl	TADDR(tramp_cr3), %eax
 	movl	%eax, %cr3
-	movl	$MSR_EFER, %ecx
-	rdmsr
-	orl	$(EFER_LME | EFER_NXE), %eax
-	wrmsr
-	movl	%cr0, %eax
-	andl	$~CR0_EM, %eax
-	orl	$(CR0_MP | CR0_WP | CR0_PG), %eax
-	movl	%eax, %cr0
+	x86_long_mode_on CR0_MP|CR0_WP|CR0_PG
 	ljmp	$T_CODE64, $TADDR(tramp64)
 
 	.code64

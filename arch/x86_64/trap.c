@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "arch/x86_64/x86.h"
+#include "frame_dump.h"
+#include "x86.h"
 #include "kernel/board.h"
 #include "kernel/trap.h"
 
@@ -120,46 +121,7 @@ void arch_dump_frame(const struct trapframe *tf)
 {
 	printf("  rip %016lx  rsp %016lx  rflags %08lx  cs %lx ss %lx\n",
 	       tf->rip, tf->rsp, tf->rflags, tf->cs, tf->ss);
-	printf("  rax %016lx  rbx %016lx  rcx %016lx  rdx %016lx\n",
-	       tf->rax, tf->rbx, tf->rcx, tf->rdx);
-	printf("  rsi %016lx  rdi %016lx  rbp %016lx  r8  %016lx\n",
-	       tf->rsi, tf->rdi, tf->rbp, tf->r8);
-	printf("  r9  %016lx  r10 %016lx  r11 %016lx  r12 %016lx\n",
-	       tf->r9, tf->r10, tf->r11, tf->r12);
-	printf("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	x86_dump_gprs(tf);
 	printf("  vector %lu  error %lx  cr2 %016lx  cr3 %016lx\n",
 	       tf->vector, tf->error, tf->cr2, read_cr3());
-}
-
-uintptr_t arch_frame_pc(const struct trapframe *tf)
-{
-	return tf->rip;
-}
-
-uintptr_t arch_frame_fp(const struct trapframe *tf)
-{
-	return tf->rbp;
-}
-
-uintptr_t arch_frame_sp(const struct trapframe *tf)
-{
-	return tf->rsp;
-}
-
-/*
- * Resume in fn(arg) on stack sp, as if fn had just been called: rsp is
- * 16-byte aligned minus the 8 of a return address, and that return address
- * is 0 (with rbp 0) so that backtraces stop there. fn must never return.
- */
-void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
-			 uintptr_t sp)
-{
-	sp = (sp & ~(uintptr_t)15) - 8;
-	*(uint64_t *)sp = 0;
-	tf->rip = (uintptr_t)fn;
-	tf->rdi = (uintptr_t)arg;
-	tf->rsp = sp;
-	tf->rbp = 0;
-	tf->cs = SEL_KCODE;
-	tf->ss = SEL_KDATA;
 }

@@ -23,6 +23,8 @@
 #define EFER_LME	0x00000100	/* long mode enable */
 #define EFER_NXE	0x00000800	/* the NX bit in page tables */
 
+#define RFLAGS_IF	0x00000200	/* interrupts enabled */
+
 /* Segment selectors of the kernel's GDT (gdt.c, start.S, trampoline.S). */
 #define SEL_KCODE	0x08
 #define SEL_KDATA	0x10
@@ -32,11 +34,38 @@
  * SIPI vector is its page number. */
 #define TRAMPOLINE_BASE	0x8000
 
+/* Power-on defaults (Intel SDM vol. 1, 10.2.3.1 and 8.1.5): all SIMD FP
+ * exceptions masked, round to nearest; x87 double-extended precision.
+ * Every G and the scheduler run with them (gobuf_arch.h says why). */
+#define X86_MXCSR_DEFAULT	0x1f80
+#define X86_FPUCW_DEFAULT	0x037f
+
 /* Multiboot 1 */
 #define MULTIBOOT_HEADER_MAGIC	0x1badb002
 #define MULTIBOOT_BOOT_MAGIC	0x2badb002
 
-#ifndef __ASSEMBLY__
+#ifdef __ASSEMBLY__
+/*
+ * From 32-bit protected mode with paging off and CR3 already holding the
+ * PML4: PAE and SSE on, long mode and NX in EFER, then paging on with
+ * CR0 |= cr0 (x87 emulation off). The caller's far jump to a 64-bit code
+ * segment comes next. The boot core (start.S) and the APs
+ * (trampoline.S) both enter long mode so. Clobbers eax, ecx, edx.
+ */
+.macro x86_long_mode_on cr0
+	movl	%cr4, %eax
+	orl	$(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
+	movl	%eax, %cr4
+	movl	$MSR_EFER, %ecx
+	rdmsr
+	orl	$(EFER_LME | EFER_NXE), %eax
+	wrmsr
+	movl	%cr0, %eax
+	andl	$~CR0_EM, %eax
+	orl	$(\cr0), %eax
+	movl	%eax, %cr0
+.endm
+#else
 #include <stdint.h>
 
 static inline uint64_t rdmsr(uint32_t msr)
@@ -60,51 +89,41 @@ static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 		     : "a"(leaf), "c"(sub));
 }
 
-static inline uint64_t read_cr0(void)
+/* Control registers: read_cr0, write_cr0, read_cr2, read_cr3, write_cr3,
+ * read_cr4, write_cr4. */
+#define X86_CR_READ(n)							\
+	static inline uint64_t read_cr##n(void)				\
+	{								\
+		uint64_t v;						\
+		asm volatile("mov %%cr" #n ", %0" : "=r"(v));		\
+		return v;						\
+	}
+#define X86_CR_WRITE(n)							\
+	static inline void write_cr##n(uint64_t v)			\
+	{								\
+		asm volatile("mov %0, %%cr" #n : : "r"(v) : "memory");	\
+	}
+X86_CR_READ(0)
+X86_CR_WRITE(0)
+X86_CR_READ(2)
+X86_CR_READ(3)
+X86_CR_WRITE(3)
+X86_CR_READ(4)
+X86_CR_WRITE(4)
+#undef X86_CR_READ
+#undef X86_CR_WRITE
+
+/*
+ * The TSC. rdtsc may execute before earlier instructions finish; lfence
+ * makes it wait for them, so a reading taken after some work really is
+ * later than the work (time stamps and timeouts, not cycle counting).
+ */
+static inline uint64_t x86_rdtsc_ordered(void)
 {
-	uint64_t v;
+	uint32_t lo, hi;
 
-	asm volatile("mov %%cr0, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr0(uint64_t v)
-{
-	asm volatile("mov %0, %%cr0" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr2(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr2, %0" : "=r"(v));
-	return v;
-}
-
-static inline uint64_t read_cr3(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr3, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr3(uint64_t v)
-{
-	asm volatile("mov %0, %%cr3" : : "r"(v) : "memory");
-}
-
-static inline uint64_t read_cr4(void)
-{
-	uint64_t v;
-
-	asm volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_cr4(uint64_t v)
-{
-	asm volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
 }
 
 static inline void invlpg(uintptr_t va)
@@ -112,11 +131,6 @@ static inline void invlpg(uintptr_t va)
 	asm volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
-static inline void x86_halt_forever(void)
-{
-	for (;;)
-		asm volatile("cli; hlt");
-}
 #endif
 
 #endif

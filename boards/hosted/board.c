@@ -1,6 +1,6 @@
 /*
  * Board "hosted": gmk as one Linux process, one thread per core, running
- * the same kernel/ and sched/ code as the QEMU boards (arch/host/ is the
+ * the same kernel/ and sched/ code as the QEMU boards (arch/x86_64-linux/ is the
  * CPU: signals for interrupts, a futex for wfi/hlt).
  *
  *   build/hosted/gmk [--smp=N] [--no-tick] [kernel command line ...]
@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #include "kernel/board.h"
 #include "kernel/cmdline.h"
 #include "kernel/kernel.h"

@@ -1,8 +1,9 @@
 # gmk as a Linux process: one thread per core, signals for interrupts
-# (arch/host/, boards/hosted/board.c). SAN=tsan or SAN=asan builds under a
+# (arch/x86_64-linux/, boards/hosted/board.c). SAN=tsan or SAN=asan builds under a
 # sanitizer into build/hosted-<san>/. Runs natively (tools/run-hosted);
 # tools/test-all has a section of its own for it.
-ARCH      := host
+ARCH      := x86_64-linux
+BOARD_MAIN := boards/hosted/main.c
 PLATFORM  :=
 DRIVERS   :=
 LOAD_ADDR :=

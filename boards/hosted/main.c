@@ -3,7 +3,7 @@
  * that the libFuzzer target (SAN=fuzz) and the host tests (tests/host), which
  * have a main of their own, link the board without it.
  */
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 
 int main(int argc, char **argv)
 {

@@ -14,7 +14,7 @@
 
 #include "boards/platform/pc/acpi.h"
 #include "boards/platform/pc/pc.h"
-#include "arch/x86_64/x86.h"
+#include "kernel/cpu.h"
 #include "kernel/board.h"
 #include "kernel/console.h"
 
@@ -29,6 +29,6 @@ void board_exit(int status)
 		acpi_poweroff(pc_rsdp(), &why);	/* returns only on failure */
 	}
 	printf("gmk: cannot power off (%s): halted, switch off by hand\n", why);
-	x86_halt_forever();
+	arch_halt_forever();
 	__builtin_unreachable();
 }

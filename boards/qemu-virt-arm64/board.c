@@ -4,7 +4,7 @@
  * timer interrupt, the PL011 and the command line. What is this board's
  * own: leaving QEMU with the kernel's status.
  */
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "arch/aarch64/semihost.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"

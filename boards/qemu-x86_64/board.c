@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/io.h"
-#include "arch/x86_64/x86.h"
+#include "kernel/cpu.h"
 #include "kernel/board.h"
 #include "kernel/console.h"
 
@@ -31,6 +31,6 @@ void board_exit(int status)
 			v = DEBUG_EXIT_MAX;
 	}
 	outl(DEBUG_EXIT_PORT, v);
-	x86_halt_forever();		/* no debug-exit device: real hardware */
+	arch_halt_forever();		/* no debug-exit device: real hardware */
 	__builtin_unreachable();
 }

@@ -5,7 +5,7 @@
  * listening (board.dts's /chosen/gmk,semihosting), a real Pi has nothing
  * to return to and halts with the status on the console.
  */
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "arch/aarch64/semihost.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"

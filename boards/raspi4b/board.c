@@ -3,7 +3,7 @@
  * from the firmware's DTB (or board.dts, built in); a real board has
  * nothing to return to, so leaving prints the status and halts.
  */
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"
 

@@ -40,16 +40,6 @@ static struct spinlock reg_lock = SPINLOCK_INIT("uart16550");
  * reports it: reading LSR clears the flag in the UART. */
 static volatile uint32_t overran;
 
-uint8_t uart16550_mmio_read8(uintptr_t addr)
-{
-	return *(volatile uint8_t *)addr;
-}
-
-void uart16550_mmio_write8(uintptr_t addr, uint8_t v)
-{
-	*(volatile uint8_t *)addr = v;
-}
-
 static void wr(const struct uart16550 *u, unsigned reg, uint8_t v)
 {
 	u->write(u->base + ((uintptr_t)reg << u->reg_shift), v);

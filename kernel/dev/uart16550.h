@@ -22,10 +22,6 @@ struct uart16550 {
 	void (*write)(uintptr_t addr, uint8_t v);
 };
 
-/* Accessors for a memory-mapped UART with byte-wide registers. */
-uint8_t uart16550_mmio_read8(uintptr_t addr);
-void uart16550_mmio_write8(uintptr_t addr, uint8_t v);
-
 void uart16550_init(const struct uart16550 *u, uint32_t baud);	/* 8N1 */
 void uart16550_putc(const struct uart16550 *u, char c);		/* waits for room */
 /* A received byte, or -1; sets *overrun (if given) when the receiver

@@ -177,7 +177,7 @@ static void bcm2836_eoi(uint32_t token)
 static void bcm2836_send_ipi(unsigned cpu_id, uint64_t mpidr)
 {
 	/* The kernel's mailbox store must be visible before the interrupt. */
-	asm volatile("dsb ishst" : : : "memory");
+	dsb(ishst);
 	wr32(base + LOCAL_MBOX_SET(mpidr & 0xff, 0), 1);
 }
 

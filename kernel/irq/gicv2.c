@@ -108,7 +108,7 @@ static void gicv2_send_ipi(unsigned cpu_id, uint64_t mpidr)
 
 	(void)mpidr;
 	/* The mailbox write that precedes this must be visible first. */
-	asm volatile("dsb ishst" : : : "memory");
+	dsb(ishst);
 	if (cpu_id == this_cpu()->id)
 		wr32(gicd + GICD_SGIR, GICD_SGIR_FILTER_SELF | intid);
 	else

@@ -7,8 +7,20 @@
  */
 #include <stddef.h>
 
+#include "kernel/cpu.h"
 #include "kernel/irq/gic.h"
 #include "kernel/percpu.h"
+
+/* The CPU interface's system registers, by encoding (the assembler knows
+ * no ICC_* names without the GIC extension enabled). */
+#define ICC_SRE_EL1		S3_0_C12_C12_5
+#define ICC_PMR_EL1		S3_0_C4_C6_0
+#define ICC_BPR1_EL1		S3_0_C12_C12_3
+#define ICC_CTLR_EL1		S3_0_C12_C12_4
+#define ICC_IGRPEN1_EL1		S3_0_C12_C12_7
+#define ICC_IAR1_EL1		S3_0_C12_C12_0
+#define ICC_EOIR1_EL1		S3_0_C12_C12_1
+#define ICC_SGI1R_EL1		S3_0_C12_C11_5
 
 /* Distributor */
 #define GICD_CTLR		0x0000
@@ -79,7 +91,7 @@ static bool gicv3_init(const struct irqchip_config *cfg)
 	dist_wait_rwp();
 	/* SPIs: off, group 1, routed to the boot core (enable_device turns one on). */
 	uint64_t mpidr;
-	asm volatile("mrs %0, mpidr_el1" : "=r"(mpidr));
+	mpidr = sysreg_read(mpidr_el1);
 	for (unsigned n = 1; n < lines / 32; n++) {
 		wr32(gicd + GICD_ICENABLER(n), ~0u);
 		wr32(gicd + GICD_IGROUPR(n), ~0u);
@@ -123,7 +135,7 @@ static bool gicv3_cpu_init(unsigned cpu_id)
 {
 	uint64_t mpidr;
 
-	asm volatile("mrs %0, mpidr_el1" : "=r"(mpidr));
+	mpidr = sysreg_read(mpidr_el1);
 	uintptr_t rd = find_redist(mpidr);
 	if (!rd || cpu_id >= MAX_CPUS)
 		return false;
@@ -144,14 +156,14 @@ static bool gicv3_cpu_init(unsigned cpu_id)
 	/* CPU interface: system registers on, every priority passes,
 	 * EOI does priority drop and deactivation together, group 1 on. */
 	uint64_t sre;
-	asm volatile("mrs %0, S3_0_C12_C12_5" : "=r"(sre));	/* ICC_SRE_EL1 */
-	asm volatile("msr S3_0_C12_C12_5, %0\n\tisb"
-		     : : "r"(sre | ICC_SRE_EL1_SRE) : "memory");
-	asm volatile("msr S3_0_C4_C6_0, %0" : : "r"((uint64_t)GIC_PRIO_MASK_ALL_PASS));	/* ICC_PMR_EL1 */
-	asm volatile("msr S3_0_C12_C12_3, xzr");	/* ICC_BPR1_EL1 */
-	asm volatile("msr S3_0_C12_C12_4, xzr");	/* ICC_CTLR_EL1: EOImode 0 */
-	asm volatile("msr S3_0_C12_C12_7, %0\n\tisb"	/* ICC_IGRPEN1_EL1 */
-		     : : "r"(1ull) : "memory");
+	sre = sysreg_read(ICC_SRE_EL1);
+	sysreg_write(ICC_SRE_EL1, sre | ICC_SRE_EL1_SRE);
+	isb();
+	sysreg_write(ICC_PMR_EL1, GIC_PRIO_MASK_ALL_PASS);
+	sysreg_write(ICC_BPR1_EL1, 0);
+	sysreg_write(ICC_CTLR_EL1, 0);		/* EOImode 0 */
+	sysreg_write(ICC_IGRPEN1_EL1, 1);
+	isb();
 	return true;
 }
 
@@ -166,18 +178,18 @@ static unsigned gicv3_ack(uint32_t *iar)
 {
 	uint64_t v;
 
-	asm volatile("mrs %0, S3_0_C12_C12_0" : "=r"(v) : : "memory");	/* ICC_IAR1_EL1 */
+	v = sysreg_read(ICC_IAR1_EL1);
 	/* The read is a system register access; dsb makes the effects of
 	 * acknowledging visible before we act on the interrupt. */
-	asm volatile("dsb sy" : : : "memory");
+	dsb(sy);
 	*iar = (uint32_t)v;
 	return (uint32_t)v & 0xffffff;
 }
 
 static void gicv3_eoi(uint32_t iar)
 {
-	asm volatile("msr S3_0_C12_C12_1, %0\n\tisb"	/* ICC_EOIR1_EL1 */
-		     : : "r"((uint64_t)iar) : "memory");
+	sysreg_write(ICC_EOIR1_EL1, iar);
+	isb();
 }
 
 /*
@@ -196,8 +208,9 @@ static void gicv3_send_ipi(unsigned cpu_id, uint64_t mpidr)
 	(void)cpu_id;
 	/* A system-register write is not ordered by dmb: the mailbox store
 	 * that precedes it must complete first. */
-	asm volatile("dsb ishst" : : : "memory");
-	asm volatile("msr S3_0_C12_C11_5, %0\n\tisb" : : "r"(v) : "memory");	/* ICC_SGI1R_EL1 */
+	dsb(ishst);
+	sysreg_write(ICC_SGI1R_EL1, v);
+	isb();
 }
 
 /* An SPI, level or edge as the DT specifier says, to the boot core

@@ -58,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
 #include "sched/gmk.h"

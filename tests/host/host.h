@@ -1,7 +1,7 @@
 /*
  * The host tests run on the kernel's own code as the hosted board builds
  * it (build/hosted[-tsan]/libgmk.a: kernel/spinlock.c, kernel/panic.c,
- * kernel/time.c, sched/, arch/host/), without booting it: each test thread
+ * kernel/time.c, sched/, arch/x86_64-linux/), without booting it: each test thread
  * makes itself core `id` through the arch's per-core register, as a core's
  * thread does when the board starts it, and a panic is the kernel's (its
  * report on stdout, exit status 1).

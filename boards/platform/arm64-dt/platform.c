@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/aarch64/cpu.h"
+#include "kernel/cpu.h"
 #include "arch/aarch64/mmu.h"
 #include "arch/aarch64/psci.h"
 #include "arch/aarch64/timer.h"
@@ -603,6 +603,5 @@ void arm64_dt_halt(int status)
 	printf("%s: exit status %d (%s); halted\n", board_name, status,
 	       status == 0 ? "success" : "failure");
 	pl011_flush();
-	for (;;)
-		asm volatile("wfi");
+	arch_halt_forever();
 }

@@ -12,6 +12,7 @@
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/x86.h"
 #include "boards/platform/pc/acpi.h"
+#include "boards/platform/pc/fwtable.h"
 
 #define BDA_EBDA_SEGMENT	0x40e		/* real-mode segment of the EBDA */
 #define EBDA_SCAN_LEN		1024
@@ -31,32 +32,6 @@
 #define MADT_LAPIC_OVERRIDE	5
 #define MADT_X2APIC		9
 #define LAPIC_ENABLED		0x1
-
-static uint8_t rd8(uintptr_t a) { return *(const volatile uint8_t *)a; }
-
-static uint16_t rd16(uintptr_t a)
-{
-	uint16_t v;
-
-	memcpy(&v, (const void *)a, sizeof v);
-	return v;
-}
-
-static uint32_t rd32(uintptr_t a)
-{
-	uint32_t v;
-
-	memcpy(&v, (const void *)a, sizeof v);
-	return v;
-}
-
-static uint64_t rd64(uintptr_t a)
-{
-	uint64_t v;
-
-	memcpy(&v, (const void *)a, sizeof v);
-	return v;
-}
 
 static bool checksum_ok(uintptr_t a, uint32_t len)
 {
@@ -290,7 +265,9 @@ static uint16_t io_port(uintptr_t fadt, uint32_t flen, unsigned legacy, unsigned
 	return port <= 0xffff ? (uint16_t)port : 0;
 }
 
-bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why)
+/* Find the FADT's PM1 control ports and the \_S5 sleep types in the DSDT.
+ * false with *why set when something needed is missing. */
+static bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why)
 {
 	memset(s5, 0, sizeof *s5);
 	uintptr_t fadt = rsdp ? find_table(rsdp, "FACP") : 0;

@@ -39,10 +39,6 @@ struct acpi_s5 {
 	uint8_t acpi_enable;
 };
 
-/* Find the FADT's PM1 control ports and the \_S5 sleep types in the DSDT.
- * false with *why set when something needed is missing. */
-bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why);
-
 /* The \_S5 package's first two integers from DSDT AML bytes [aml, aml+len).
  * false if there is no such Name or it is not a package of integers. */
 bool acpi_parse_s5(const uint8_t *aml, uint32_t len, uint16_t *typa, uint16_t *typb);

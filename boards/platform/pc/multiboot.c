@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boards/platform/pc/fwtable.h"
 #include "boards/platform/pc/multiboot.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/cmdline.h"
@@ -45,22 +46,6 @@
 #define MB2_FB_EGA_TEXT		2
 
 #define MMAP_TYPE_RAM		1
-
-static uint32_t rd32(uintptr_t a)
-{
-	uint32_t v;
-
-	memcpy(&v, (const void *)a, sizeof v);
-	return v;
-}
-
-static uint64_t rd64(uintptr_t a)
-{
-	uint64_t v;
-
-	memcpy(&v, (const void *)a, sizeof v);
-	return v;
-}
 
 static void note(struct boot_info *bi, uint64_t addr, uint64_t len)
 {

@@ -1,5 +1,5 @@
 /*
- * The hosted board's counter (arch_counter, arch/host/cpu.h).
+ * The hosted board's counter (arch_counter, arch/x86_64-linux/cpu_arch.h).
  *
  * The scheduler reads the counter at every switch (the slice's stamp,
  * sched/proc.c). On the x86-64 board that is `lfence; rdtsc`; a Linux
@@ -7,18 +7,16 @@
  * hosted board does where the host's own clock is the TSC: the vDSO's
  * clock_gettime(CLOCK_MONOTONIC) reads that same TSC and then converts
  * the reading under a seqlock and splits it into seconds and
- * nanoseconds, which the caller joins again: a third more per read than
- * `lfence; rdtsc`, on every switch (docs/performance.md has the
- * figures).
+ * nanoseconds, which the caller joins again: more work per read than
+ * `lfence; rdtsc`, on every switch (docs/performance.md).
  *
  * The TSC is used only where Linux trusts it: an invariant TSC (CPUID
  * 0x80000007 EDX bit 8: same rate in every P- and C-state) and `tsc` as
  * the kernel's clocksource, which Linux selects only once it has checked
- * that the cores' TSCs agree. Elsewhere (other clocksources, aarch64
- * hosts) the counter is CLOCK_MONOTONIC in nanoseconds; and in
- * ThreadSanitizer builds (below). GMK_HOSTED_CLOCK=monotonic
- * forces that, GMK_HOSTED_CLOCK=tsc the TSC (x86-64 only), so that both
- * paths can be tested on one host.
+ * that the cores' TSCs agree. Elsewhere (other clocksources) the counter
+ * is CLOCK_MONOTONIC in nanoseconds; and in ThreadSanitizer builds
+ * (below). GMK_HOSTED_CLOCK=monotonic forces that, GMK_HOSTED_CLOCK=tsc
+ * the TSC, so that both paths can be tested on one host.
  *
  * The rate: measured once, at boot, against CLOCK_MONOTONIC_RAW over
  * CAL_NS, from the narrowest of a few bracketed readings at each end
@@ -33,8 +31,7 @@
  * for the rate's error: a timer that fired early would cost a second
  * signal (the kernel sees nothing due and re-arms), a futex wait that
  * ended early a second wait (arch_wait_for_interrupt tests the counter),
- * never a missed deadline. None fired early in the hosted suite and
- * bench=latency here (a counting build: 0 of ~10,000 ticks).
+ * never a missed deadline.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +39,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "arch/host/host.h"
+#include "arch/x86_64-linux/host.h"
 #include "kernel/kernel.h"
 #include "kernel/time.h"
 
@@ -61,7 +58,6 @@ static uint64_t monotonic_raw_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-#if defined(__x86_64__)
 #include <cpuid.h>
 
 static bool tsc_invariant(void)
@@ -106,7 +102,6 @@ static uint64_t tsc_calibrate(void)
 		return 0;
 	return (uint64_t)((__uint128_t)(t1 - t0) * NSEC_PER_SEC / (n1 - n0));
 }
-#endif
 
 /* Linux's clocksource, "tsc" where the kernel trusts it; "" if unreadable. */
 static void current_clocksource(char *buf, size_t n)
@@ -139,16 +134,14 @@ uint64_t host_clock_init(void)
 #if __has_feature(thread_sanitizer)
 	/* ThreadSanitizer runs a signal's handler when the thread next
 	 * enters a call it intercepts; clock_gettime is one and rdtsc is
-	 * not, so with the TSC a G spinning on nanotime() never took its
-	 * tick (cpu_every_core_gets_timer_interrupts_at_the_tick_rate: 1 tick
-	 * in 300 ms on the spinning core). */
+	 * not, so with the TSC a G spinning on nanotime() would never take
+	 * its tick. */
 	if (strcmp(want, "auto") == 0) {
 		want = "monotonic";
 		snprintf(why, sizeof why, "ThreadSanitizer delivers signals in clock_gettime");
 	}
 #endif
 #endif
-#if defined(__x86_64__)
 	if (strcmp(want, "monotonic") != 0) {
 		char cs[32];
 		current_clocksource(cs, sizeof cs);
@@ -176,14 +169,6 @@ uint64_t host_clock_init(void)
 			return hz;
 		}
 	}
-#else
-	if (strcmp(want, "tsc") == 0) {
-		fprintf(stderr, "gmk: hosted: GMK_HOSTED_CLOCK=tsc: no TSC on this architecture\n");
-		exit(2);
-	}
-	if (strcmp(want, "auto") == 0)
-		snprintf(why, sizeof why, "not an x86-64 host");
-#endif
 	printf("gmk: hosted: counter: CLOCK_MONOTONIC (%s)\n", why);
 	return NSEC_PER_SEC;
 }

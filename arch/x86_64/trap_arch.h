@@ -8,8 +8,8 @@
  * FXSAVE requires. TF_* are the byte offsets isr.S uses; trap.c checks them
  * against the struct.
  */
-#ifndef GMK_ARCH_X86_64_TRAPFRAME_H
-#define GMK_ARCH_X86_64_TRAPFRAME_H
+#ifndef GMK_ARCH_X86_64_TRAP_ARCH_H
+#define GMK_ARCH_X86_64_TRAP_ARCH_H
 
 #define TF_FX		0	/* 512-byte FXSAVE area: x87, MXCSR, xmm0-15 */
 #define TF_CR2		520	/* page-fault / double-fault address, else 0 */
@@ -29,7 +29,7 @@
 #ifdef __ASSEMBLY__
 /* %rsp at a struct trapframe: every register back from it, then iretq pops
  * RIP, CS, RFLAGS, RSP and SS. isr.S's exit (trap_return) and the hosted
- * board's preempted-G resume (arch/host/preempt.S; iretq to the same
+ * board's preempted-G resume (arch/x86_64-linux/preempt.S; iretq to the same
  * privilege level works in user mode too). */
 .macro TRAPFRAME_RESTORE_IRETQ
 	fxrstor64 (%rsp)
@@ -66,6 +66,17 @@ struct trapframe {
 	/* pushed by the CPU */
 	uint64_t rip, cs, rflags, rsp, ss;
 } __attribute__((aligned(16)));
+
+/* kernel/trap.h's accessors. */
+static inline uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->rip; }
+static inline uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->rbp; }
+static inline uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->rsp; }
 #endif
+
+/* The SysV red zone: what code may keep below its stack pointer, which an
+ * interrupted G's frame copy must not overwrite. The kernel is built with
+ * -mno-red-zone and the hosted build is not; the copy skips it in both, in
+ * case some assembly below the C ABI uses it. */
+#define ARCH_STACK_RED_ZONE	128
 
 #endif

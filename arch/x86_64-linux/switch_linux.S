@@ -1,11 +1,11 @@
 /*
  * The context switch of the hosted board: arch/x86_64/switch.S itself,
  * assembled with the running G in a thread-local variable instead of
- * %gs:8 (arch/host/cpu.h says why). gogo and mcall are
+ * %gs:8 (arch/x86_64-linux/cpu_arch.h says why). gogo and mcall are
  * user-mode code and need nothing else.
  *
  * The sanitizer builds (GMK_SAN_FIBERS) rename the two switches: C
- * wrappers in arch/host/san.c tell the sanitizer which stack comes next
+ * wrappers in arch/x86_64-linux/san.c tell the sanitizer which stack comes next
  * and then call these.
  */
 #define PERCPU_CURG %fs:host_curg@tpoff
@@ -13,5 +13,5 @@
 #define gogo host_gogo_raw
 #define mcall host_mcall_raw
 #endif
-#include "arch/x86_64/switch.S"
+#include "switch.S"	/* arch/x86_64/, on the include path */
 	.section .note.GNU-stack, "", @progbits

@@ -5,7 +5,7 @@
  *                     interrupt stack, irq_stacks[id]) builds a struct
  *                     trapframe from the signal context: every register,
  *                     the FXSAVE image included
- *   masking           a per-thread flag (arch/host/cpu.h); a signal that
+ *   masking           a per-thread flag (arch/x86_64-linux/cpu_arch.h); a signal that
  *                     finds it set is recorded and replayed at the unmask
  *   preemption        as Go 1.14 does on Linux: the tick's handler runs the
  *                     kernel's own tick (sched/preempt.c); when the G must
@@ -31,7 +31,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "arch/host/host.h"
+#include "frame_dump.h"		/* arch/x86_64/, on the include path */
+#include "host.h"
 #include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/layout.h"
@@ -67,7 +68,7 @@ bool host_async_preempt = true;
  * another thread would break that. It switches at its next safe point. */
 extern char gmk_text_begin[], gmk_text_end[];
 
-/* The sanitizer builds' switch wrappers (arch/host/san.c says why they
+/* The sanitizer builds' switch wrappers (arch/x86_64-linux/san.c says why they
  * must not be preempted); weak: the plain build has none, both 0. */
 extern char __start_host_san_switch_text[] __attribute__((weak));
 extern char __stop_host_san_switch_text[] __attribute__((weak));
@@ -114,29 +115,8 @@ static void frame_from_uc(struct trapframe *tf, const ucontext_t *uc,
 void arch_dump_frame(const struct trapframe *tf)
 {
 	printf("  rip %016lx  rsp %016lx  rflags %08lx\n", tf->rip, tf->rsp, tf->rflags);
-	printf("  rax %016lx  rbx %016lx  rcx %016lx  rdx %016lx\n",
-	       tf->rax, tf->rbx, tf->rcx, tf->rdx);
-	printf("  rsi %016lx  rdi %016lx  rbp %016lx  r8  %016lx\n",
-	       tf->rsi, tf->rdi, tf->rbp, tf->r8);
-	printf("  r9  %016lx  r10 %016lx  r11 %016lx  r12 %016lx\n",
-	       tf->r9, tf->r10, tf->r11, tf->r12);
-	printf("  r13 %016lx  r14 %016lx  r15 %016lx\n", tf->r13, tf->r14, tf->r15);
+	x86_dump_gprs(tf);
 	printf("  vector %lu  error %lx  cr2 %016lx\n", tf->vector, tf->error, tf->cr2);
-}
-
-uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->rip; }
-uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->rbp; }
-uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->rsp; }
-
-void arch_frame_redirect(struct trapframe *tf, void (*fn)(void *), void *arg,
-			 uintptr_t sp)
-{
-	sp = (sp & ~(uintptr_t)15) - 8;
-	*(uint64_t *)sp = 0;
-	tf->rip = (uintptr_t)fn;
-	tf->rdi = (uintptr_t)arg;
-	tf->rsp = sp;
-	tf->rbp = 0;
 }
 
 /* ---- preemption (kernel/preempt.h) ------------------------------------- */
@@ -151,18 +131,6 @@ bool arch_frame_preemptible(const struct trapframe *tf)
 	    tf->rip < (uintptr_t)__stop_host_san_switch_text)
 		return false;
 	return !preempt_pc_in_switch_code(tf->rip);
-}
-
-/* Hosted code uses the SysV red zone: the copy goes below it. */
-#define RED_ZONE	128
-
-uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit)
-{
-	uintptr_t sp = (tf->rsp - RED_ZONE - sizeof *tf) & ~(uintptr_t)15;
-	if (sp < limit || sp > tf->rsp)
-		return 0;
-	memcpy((void *)sp, tf, sizeof *tf);
-	return sp;
 }
 
 void host_irq_leave_tramp(void);
@@ -186,12 +154,6 @@ void arch_irq_leave_to(uintptr_t sp, void *g, void (*fn)(void *), void *arg)
 	__builtin_longjmp(irq_jmp, 1);
 }
 
-void arch_irq_leave_returned(void);
-void arch_irq_leave_returned(void)
-{
-	panic("arch_irq_leave_to: the function returned");
-}
-
 /* ---- interrupts ---------------------------------------------------------- */
 
 static int irq_signal(unsigned bit)
@@ -207,14 +169,14 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 	int saved_errno = errno;
 	unsigned bit = sig == HOST_SIG_TICK ? HOST_IRQ_TIMER : HOST_IRQ_IPI;
 
-	/* The one-shot timer fired: consumed, as the hardware's is. Without
-	 * this board_timer_arm took a later request for the same deadline
+	/* The one-shot timer fired: consumed, as the hardware's is. Else
+	 * board_timer_arm would take a later request for the same deadline
 	 * (a P's timer that was due when its tick came, still first in its
 	 * heap when the next G's slice is armed) for one already pending,
-	 * made no system call, and the core never ticked again: its G held
-	 * the P for good (preempt_ping_pong_hog_* caught it on a loaded
-	 * host). A stale signal from an earlier arming clears it too; that
-	 * costs one timer_settime more, never a lost tick. */
+	 * make no system call, and the core would never tick again: its G
+	 * would hold the P for good. A stale signal from an earlier arming
+	 * clears it too; that costs one timer_settime more, never a lost
+	 * tick. */
 	if (bit == HOST_IRQ_TIMER && host_this_cpu)
 		host_cores[host_this_cpu->id].deadline = 0;
 	if (host_irq_masked || !host_this_cpu) {
@@ -224,11 +186,10 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 		 * signal may also come inside arch_wait_for_interrupt's check,
 		 * after it read host_irq_pending (nothing) and before it read
 		 * the deadline, which the line above this block just cleared:
-		 * it then waited with no timeout and no bit in hand, and the
-		 * timer it slept for was lost (the fuzzer's 10 s hang: every
-		 * core halted, a P's timer 2.6 s overdue). Bumping the futex
-		 * word makes any wait that read it before now return at once
-		 * and look again.
+		 * it would then wait with no timeout and no bit in hand, and
+		 * the timer it slept for would be lost (every core halted, a
+		 * P's timer overdue for good). Bumping the futex word makes any
+		 * wait that read it before now return at once and look again.
 		 */
 		if (host_this_cpu)
 			atomic_xadd32(&host_cores[host_this_cpu->id].wake, 1);
@@ -493,11 +454,9 @@ void arch_cpu_init(struct cpu *c)
  * fallback on older kernels, splits the mapping at each guard, which
  * costs a tree update per G and limits a process to vm.max_map_count
  * mappings (65,530 by default): about 32,000 guarded stacks alive at
- * once, fewer than the 1 GiB of RAM holds (52,000 default-size stacks).
- * bench fanout at 1 P piles up more than that once starting a G is
- * cheap (it panicked here, before the fallback below). Decided by the
- * first guard: every later guard, and every arch_map_page, goes the same
- * way.
+ * once, fewer than the 1 GiB of RAM holds (52,000 default-size stacks),
+ * and fewer than bench fanout piles up at 1 P. Decided by the first
+ * guard: every later guard, and every arch_map_page, goes the same way.
  */
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL	102	/* <linux/mman.h> since Linux 6.13 */

@@ -7,8 +7,8 @@
  * kernel runs in ring 0 only and never executes swapgs, so GS is fixed for
  * the life of the core.
  */
-#ifndef GMK_ARCH_X86_64_CPU_H
-#define GMK_ARCH_X86_64_CPU_H
+#ifndef GMK_ARCH_X86_64_CPU_ARCH_H
+#define GMK_ARCH_X86_64_CPU_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,8 +16,6 @@
 #include "arch/x86_64/x86.h"
 
 struct cpu;
-
-#define RFLAGS_IF (1ul << 9)
 
 static inline struct cpu *arch_this_cpu(void)
 {
@@ -48,6 +46,29 @@ static inline void arch_setg(void *g)
 {
 	asm volatile("movq %0, %%gs:8" : : "r"(g) : "memory");
 }
+
+/*
+ * One 32-bit field of this core's struct cpu, at byte offset off: a
+ * single %gs-relative instruction, with no load of the struct's address
+ * first (kernel/percpu.h's THIS_CPU_READ32). The increment and the
+ * decrement are one instruction each, which no interrupt can split, so a
+ * G preempted around them never counts on the wrong core (kernel/preempt.h).
+ * Macros: off must be a constant ("i").
+ */
+#define arch_this_cpu_read32(off) ({					\
+	uint32_t v_;							\
+	asm volatile("movl %%gs:%c1, %0" : "=r"(v_) : "i"(off) : "memory"); \
+	v_; })
+#define arch_this_cpu_write32(off, val)					\
+	asm volatile("movl %1, %%gs:%c0"				\
+		     : : "i"(off), "ri"((uint32_t)(val)) : "memory")
+#define arch_this_cpu_inc32(off)					\
+	asm volatile("incl %%gs:%c0" : : "i"(off) : "memory", "cc")
+/* true when the field reached zero */
+#define arch_this_cpu_dec32_and_test(off) ({				\
+	bool z_;							\
+	asm volatile("decl %%gs:%c1" : "=@ccz"(z_) : "i"(off) : "memory"); \
+	z_; })
 
 static inline unsigned long arch_irq_save(void)
 {
@@ -86,6 +107,13 @@ static inline void arch_cpu_relax(void)
 	asm volatile("pause" : : : "memory");
 }
 
+/* Stop this core for good (a board's last act): cli; hlt for ever. */
+static inline __attribute__((noreturn)) void arch_halt_forever(void)
+{
+	for (;;)
+		asm volatile("cli; hlt" : : : "memory");
+}
+
 /*
  * sti takes effect only after the next instruction, so no interrupt can
  * slip in between sti and hlt and be missed: either it arrives before the
@@ -97,22 +125,10 @@ static inline void arch_wait_for_interrupt(void)
 	asm volatile("sti; hlt; cli" : : : "memory");
 }
 
-/*
- * The TSC. rdtsc may execute before earlier instructions finish; lfence
- * makes it wait for them, so a reading taken after some work really is
- * later than the work (time stamps and timeouts, not cycle counting).
- */
+/* The TSC, ordered after earlier work (x86.h). */
 static inline uint64_t arch_counter(void)
 {
-	uint32_t lo, hi;
-
-	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uintptr_t arch_frame_address(void)
-{
-	return (uintptr_t)__builtin_frame_address(0);
+	return x86_rdtsc_ordered();
 }
 
 /*

@@ -16,10 +16,10 @@
  */
 #include <stddef.h>
 
-#include "arch/host/host.h"
+#include "host.h"
 #include "kernel/gobuf.h"
+#include "kernel/layout.h"
 #include "kernel/percpu.h"
-#include "sched/runtime2.h"
 
 /*
  * The wrappers below choose the next stack (this core's g0, the next G's)
@@ -28,10 +28,9 @@
  * choice made: resumed there, mcall would announce the old core's g0 and
  * then switch to the new core's (host_mcall_raw reads curg's M afresh),
  * and ASan would believe a stack 32 KiB away from the one the thread runs
- * on (the fuzzer's "CHECK failed ... kCurrentStackFrameMagic" from
- * __asan_handle_no_return in park_m). So they live in a section of their
- * own, which arch_frame_preemptible (arch/host/cpu.c) treats as switch
- * code: a tick there switches at the next safe point instead. Everything
+ * on (its __asan_handle_no_return then fails a check). So they live in a
+ * section of their own, which arch_frame_preemptible (cpu.c) treats as
+ * switch code: a tick there switches at the next safe point instead. Everything
  * they call is the sanitizer's runtime, outside gmk's text, which is not
  * preempted either.
  */
@@ -68,7 +67,7 @@ SAN_SWITCH_TEXT static void *fiber_of(struct gobuf *b)
 
 SAN_SWITCH_TEXT void host_san_leave_to(void *g)
 {
-	__tsan_switch_to_fiber(fiber_of(&((struct g *)g)->sched), TSAN_SWITCH_SYNC);
+	__tsan_switch_to_fiber(fiber_of(&((struct g_head *)g)->sched), TSAN_SWITCH_SYNC);
 }
 
 void host_gogo_raw(struct gobuf *buf);
@@ -103,28 +102,40 @@ void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom,
 void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
 				     size_t *size_old);
 
-SAN_SWITCH_TEXT static void asan_switch_to(const struct g *gp)
+SAN_SWITCH_TEXT static void asan_switch_to(uintptr_t lo, uintptr_t hi)
 {
-	__sanitizer_start_switch_fiber(NULL, (const void *)gp->stack_lo,
-				       gp->stack_hi - gp->stack_lo);
+	__sanitizer_start_switch_fiber(NULL, (const void *)lo, hi - lo);
 	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+}
+
+/* A G's stack (kernel/gobuf.h's struct g_head), or g0's: the core's
+ * boot stack, [stack_top - KSTACK_SIZE, stack_top), as mstart sets it. */
+SAN_SWITCH_TEXT static void asan_switch_to_g(const struct g_head *gp)
+{
+	asan_switch_to(gp->stack_lo, gp->stack_hi);
+}
+
+SAN_SWITCH_TEXT static void asan_switch_to_g0(void)
+{
+	uintptr_t top = arch_this_cpu()->stack_top;
+
+	asan_switch_to(top - KSTACK_SIZE, top);
 }
 
 void host_gogo_raw(struct gobuf *buf);
 void host_mcall_raw(void (*fn)(struct g *));
 void *host_san_fiber_for(void *old_fiber, void *g) { return old_fiber; }
 void host_san_thread_init(struct cpu *c) { }
-SAN_SWITCH_TEXT void host_san_leave_to(void *g) { asan_switch_to(g); }
+SAN_SWITCH_TEXT void host_san_leave_to(void *g) { asan_switch_to_g(g); }
 SAN_SWITCH_TEXT __attribute__((noreturn)) void gogo(struct gobuf *buf)
 {
-	asan_switch_to(buf->g);
+	asan_switch_to_g(buf->g);
 	host_gogo_raw(buf);
 	__builtin_unreachable();
 }
 SAN_SWITCH_TEXT void mcall(void (*fn)(struct g *))
 {
-	struct g *gp = arch_getg();
-	asan_switch_to(gp->m->g0);
+	asan_switch_to_g0();
 	host_mcall_raw(fn);
 }
 

@@ -26,12 +26,15 @@
  * unmask that follows sees it and has the interrupt taken then
  * (host_irq_replay), as a CPU takes a pending interrupt right after sti.
  */
-#ifndef GMK_ARCH_HOST_CPU_H
-#define GMK_ARCH_HOST_CPU_H
+#ifndef GMK_ARCH_X86_64_LINUX_CPU_ARCH_H
+#define GMK_ARCH_X86_64_LINUX_CPU_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "kernel/compiler.h"
+#include "x86.h"		/* arch/x86_64/, on the include path */
 
 struct cpu;
 
@@ -48,6 +51,12 @@ extern __thread volatile uint32_t host_irq_pending;
 
 /* Take the interrupts recorded in host_irq_pending now (unmasked). */
 void host_irq_replay(void);
+
+/* false: the tick only marks the G (safe-point preemption); set by the
+ * board for builds and runs where a rewritten signal context cannot be
+ * honoured (ThreadSanitizer delivers signals late, from its own copy). */
+extern bool host_async_preempt;
+#define arch_async_preempt_enabled() (host_async_preempt)
 
 #define HOST_TLS_LOAD(var, out) \
 	asm volatile("movq %%fs:" #var "@tpoff, %0" : "=r"(out))
@@ -90,7 +99,7 @@ static inline void host_irq_unmask(void)
 	asm volatile("" : : : "memory");
 	host_irq_masked = 0;
 	asm volatile("" : : : "memory");
-	if (__builtin_expect(host_irq_pending != 0, 0))
+	if (unlikely(host_irq_pending != 0))
 		host_irq_replay();
 }
 
@@ -130,37 +139,27 @@ static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
  */
 extern uint32_t host_relax_mask;
 extern __thread uint32_t host_relax_spins;
-int sched_yield(void);
 
 /*
  * The yield is a raw system call, inlined into the spinning code: a tick
  * signal delivered on its return then finds the PC in gmk's text, where
- * the G can be preempted (arch_frame_preemptible). Through libc's
- * sched_yield the PC was libc's; on a loaded host a spin-wait spends
- * nearly all its time in that call, so every tick (and every retry) found
- * it there and a G waiting for a G queued on its own P kept the P for as
- * long as the host kept the CPU busy: both pairs of
- * preempt_ping_pong_hog_* stalled for a second at a time under load.
+ * the G can be preempted (arch_frame_preemptible). In libc's sched_yield
+ * the PC would be libc's, where no G is switched out; and on a loaded
+ * host a spin-wait spends nearly all its time in that call, so a G
+ * spinning for a G queued on its own P would keep the P for as long as
+ * the host keeps the CPU busy.
  */
 static inline void host_sched_yield(void)
 {
-#if defined(__x86_64__)
 	long ret;
 	__asm__ volatile("syscall" : "=a"(ret) : "0"(24L /* SYS_sched_yield */)
 			 : "rcx", "r11", "memory");
 	(void)ret;
-#else
-	sched_yield();
-#endif
 }
 
 static inline void arch_cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
 	if ((++host_relax_spins & host_relax_mask) == 0)
 		host_sched_yield();
 }
@@ -169,38 +168,26 @@ static inline void arch_cpu_relax(void)
  * (an IPI's wake, the timer's deadline), take it, return masked. */
 void arch_wait_for_interrupt(void);
 
-/* The counter (arch/host/clock.c): the TSC since boot, read as the
+/* The counter (arch/x86_64-linux/clock.c): the TSC since boot, read as the
  * x86-64 board reads it, where the host's clock is the TSC (host_tsc);
  * elsewhere nanoseconds of CLOCK_MONOTONIC (the vDSO: no system call). */
 extern bool host_tsc;
 extern uint64_t host_tsc_base;
 
-#if defined(__x86_64__)
-/* lfence: not read before earlier loads complete (a time compared with a
- * stamp another core stored; the x86-64 board's arch_counter,
- * arch/x86_64/cpu.h). */
+/* The x86-64 board's reading (x86.h): not taken before earlier loads
+ * complete (a time compared with a stamp another core stored). */
 static inline uint64_t host_tsc_read(void)
 {
-	uint32_t lo, hi;
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
+	return x86_rdtsc_ordered();
 }
-#endif
 
 static inline uint64_t arch_counter(void)
 {
-#if defined(__x86_64__)
-	if (__builtin_expect(host_tsc, 1))
+	if (likely(host_tsc))
 		return host_tsc_read() - host_tsc_base;
-#endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uintptr_t arch_frame_address(void)
-{
-	return (uintptr_t)__builtin_frame_address(0);
 }
 
 #endif

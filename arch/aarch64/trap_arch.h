@@ -6,15 +6,14 @@
  * the interrupted code was using. `sp` is the interrupted stack pointer:
  * SP_EL0 for normal kernel code (EL1t), or the SP_EL1 value before the
  * frame was pushed for a nested exception (EL1h). On return vectors.S
- * reloads SP_EL0 from `sp` for EL1t frames only, which is what lets
- * arch_frame_redirect move a preempted G onto another stack.
+ * reloads SP_EL0 from `sp` for EL1t frames only.
  *
  * FP/SIMD is saved too (q0-q31, fpcr, fpsr): C code and the C library may
  * use the vector registers anywhere. TF_* are the byte offsets vectors.S
  * uses; trap.c checks them against the struct.
  */
-#ifndef GMK_ARCH_AARCH64_TRAPFRAME_H
-#define GMK_ARCH_AARCH64_TRAPFRAME_H
+#ifndef GMK_ARCH_AARCH64_TRAP_ARCH_H
+#define GMK_ARCH_AARCH64_TRAP_ARCH_H
 
 #define TF_X0		0	/* x0..x30, 8 bytes each */
 #define TF_X30		240
@@ -61,6 +60,26 @@
 	msr	elr_el1, x1
 	msr	spsr_el1, x2
 .endm
+
+/* Reload x2..x30 from the frame at \base (x0 and x1 are the caller's to
+ * reload: \base may be one of them). */
+.macro tf_restore_x2_x30 base
+	ldp	x2, x3, [\base, #16 * 1]
+	ldp	x4, x5, [\base, #16 * 2]
+	ldp	x6, x7, [\base, #16 * 3]
+	ldp	x8, x9, [\base, #16 * 4]
+	ldp	x10, x11, [\base, #16 * 5]
+	ldp	x12, x13, [\base, #16 * 6]
+	ldp	x14, x15, [\base, #16 * 7]
+	ldp	x16, x17, [\base, #16 * 8]
+	ldp	x18, x19, [\base, #16 * 9]
+	ldp	x20, x21, [\base, #16 * 10]
+	ldp	x22, x23, [\base, #16 * 11]
+	ldp	x24, x25, [\base, #16 * 12]
+	ldp	x26, x27, [\base, #16 * 13]
+	ldp	x28, x29, [\base, #16 * 14]
+	ldr	x30, [\base, #TF_X30]
+.endm
 #else
 #include <stdint.h>
 
@@ -75,6 +94,14 @@ struct trapframe {
 	uint64_t pad;
 	__uint128_t q[32];
 } __attribute__((aligned(16)));
+
+/* kernel/trap.h's accessors. */
+static inline uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->elr; }
+static inline uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->x[29]; }
+static inline uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->sp; }
 #endif
+
+/* AAPCS64 has no red zone: nothing below SP is live. */
+#define ARCH_STACK_RED_ZONE	0
 
 #endif

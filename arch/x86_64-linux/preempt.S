@@ -1,14 +1,15 @@
 /*
  * Asynchronous preemption on the hosted board (kernel/preempt.h,
- * arch/host/irq.c). The tick signal's handler builds a struct trapframe
- * (arch/x86_64/trapframe.h) from the signal context; to switch the G out
+ * cpu.c). The tick signal's handler builds a struct trapframe
+ * (arch/x86_64/trap_arch.h) from the signal context; to switch the G out
  * it copies the frame onto the G's stack, as the kernel does, and rewrites
  * the signal context so that the return from the handler lands in
  * host_irq_leave_tramp on g0's stack. The G resumes later through
  * arch_preempt_resume, which restores every register from the copy with
  * the kernel's own sequence (iretq works between user-mode contexts).
  */
-#include "arch/x86_64/trapframe.h"
+#include "trap_arch.h"
+#include "x86.h"
 
 	.text
 	.global preempt_text_start
@@ -47,6 +48,6 @@ preempt_text_end:
 
 	.section .rodata
 	.balign 4
-host_default_mxcsr:	.long	0x1F80
-host_default_fpucw:	.word	0x037F
+host_default_mxcsr:	.long	X86_MXCSR_DEFAULT
+host_default_fpucw:	.word	X86_FPUCW_DEFAULT
 	.section .note.GNU-stack, "", @progbits

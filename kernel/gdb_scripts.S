@@ -5,10 +5,12 @@
  * line). Entry format (gdb manual, "The .debug_gdb_scripts section"): byte
  * 4 = inline Python, the script's name on the first line, the text, NUL.
  * Not loaded into memory (no "a" flag), so it costs the image nothing.
+ * Assembler directives only, the same on every arch.
  */
-__asm__(".pushsection .debug_gdb_scripts, \"MS\", %progbits, 1\n"
-	".byte 4\n"
-	".ascii \"gmk-gdb.py\\n\"\n"
-	".incbin \"tools/gmk-gdb.py\"\n"
-	".byte 0\n"
-	".popsection\n");
+	.pushsection .debug_gdb_scripts, "MS", %progbits, 1
+	.byte	4
+	.ascii	"gmk-gdb.py\n"
+	.incbin	"tools/gmk-gdb.py"
+	.byte	0
+	.popsection
+	.section .note.GNU-stack, "", %progbits

@@ -18,12 +18,10 @@
  * out the way picolibc expects (tls.c). Each core gets its own block at
  * boot, so errno is per core. A G that is preempted between a libc call
  * and its errno check could migrate and read another core's errno; code
- * that cares checks return values instead (as Go does), or the scheduler
- * can give each G its own block with arch_tls_size/arch_tls_init/
- * arch_tls_set and switch TPIDR_EL0 together with the G.
+ * that cares checks return values instead (as Go does).
  */
-#ifndef GMK_ARCH_AARCH64_CPU_H
-#define GMK_ARCH_AARCH64_CPU_H
+#ifndef GMK_ARCH_AARCH64_CPU_ARCH_H
+#define GMK_ARCH_AARCH64_CPU_ARCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,17 +31,25 @@ struct cpu;
 
 #define DAIF_IRQ	(1ul << 7)	/* PSTATE.I in the DAIF register view */
 
-/* Read / write a system register by name: sysreg_read(mpidr_el1). */
-#define sysreg_read(reg)                                                   \
+/* Read / write a system register by name or by encoding, which may be a
+ * macro (sysreg_read(mpidr_el1), sysreg_write(ICC_PMR_EL1, v) with
+ * ICC_PMR_EL1 defined as S3_0_C4_C6_0): the name is expanded before it
+ * is pasted into the instruction. */
+#define sysreg_read(reg)	sysreg_read_(reg)
+#define sysreg_write(reg, val)	sysreg_write_(reg, val)
+#define sysreg_read_(reg)                                                  \
 	({                                                                 \
 		uint64_t v_;                                               \
 		asm volatile("mrs %0, " #reg : "=r"(v_));                  \
 		v_;                                                        \
 	})
-#define sysreg_write(reg, val)                                             \
-	asm volatile("msr " #reg ", %0" : : "r"((uint64_t)(val)) : "memory")
+#define sysreg_write_(reg, val)                                            \
+	asm volatile("msr " #reg ", %x0" : : "rZ"((uint64_t)(val)) : "memory")
 
+/* Barriers for system registers and devices (the drivers of kernel/irq):
+ * isb(), and dsb(option) as in Linux: dsb(sy), dsb(ishst). */
 static inline void isb(void) { asm volatile("isb" : : : "memory"); }
+#define dsb(opt) asm volatile("dsb " #opt : : : "memory")
 
 static inline struct cpu *arch_this_cpu(void)
 {
@@ -133,6 +139,13 @@ static inline void arch_cpu_relax(void)
 	asm volatile("yield" : : : "memory");
 }
 
+/* Stop this core for good (a board's last act): masked, wfi for ever. */
+static inline __attribute__((noreturn)) void arch_halt_forever(void)
+{
+	for (;;)
+		asm volatile("msr daifset, #3\n\twfi" : : : "memory");
+}
+
 /*
  * wfi wakes on a pending interrupt even while PSTATE.I masks it, so an
  * interrupt that arrives after the caller masked and before wfi is not
@@ -158,19 +171,8 @@ static inline uint64_t arch_counter(void)
 	return v;
 }
 
-static inline uintptr_t arch_frame_address(void)
-{
-	return (uintptr_t)__builtin_frame_address(0);
-}
-
 /* Per-core bring-up (vectors, per-core registers, exception stack), on
  * that core with interrupts masked. Called by kernel/main.c. */
 void arch_cpu_init(struct cpu *c);
-
-/* The C library's TLS block (tls.c): size of one block, fill a block with
- * the initial image, make it this core's TPIDR_EL0. */
-size_t arch_tls_size(void);
-void arch_tls_init(void *block);
-void arch_tls_set(void *block);
 
 #endif

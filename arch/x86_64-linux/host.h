@@ -1,17 +1,16 @@
 /*
- * What the hosted arch layer (arch/host/cpu.c) and the hosted board
+ * What the hosted arch layer (arch/x86_64-linux/cpu.c) and the hosted board
  * (boards/hosted/board.c) share: the per-core thread state, the signals
- * that stand for interrupts, and the sanitizer hooks (arch/host/san.c).
+ * that stand for interrupts, and the sanitizer hooks (arch/x86_64-linux/san.c).
  */
-#ifndef GMK_ARCH_HOST_HOST_H
-#define GMK_ARCH_HOST_HOST_H
+#ifndef GMK_ARCH_X86_64_LINUX_HOST_H
+#define GMK_ARCH_X86_64_LINUX_HOST_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "kernel/cpu.h"
 
 /* The tick (a per-thread POSIX timer) and the IPI. Neither stops gdb by
  * default (`handle SIGALRM/SIGURG nostop noprint` is gdb's default). */
@@ -42,16 +41,12 @@ struct host_core {
 };
 extern struct host_core host_cores[];
 
-/* false: the tick only marks the G (safe-point preemption); set by the
- * board for builds and runs where a rewritten signal context cannot be
- * honoured (ThreadSanitizer delivers signals late, from its own copy). */
-extern bool host_async_preempt;
 /* Guard pages by mprotect even where the kernel has MADV_GUARD_INSTALL
  * (GMK_HOSTED_GUARD=mprotect: the path older kernels take, for the tests). */
 void host_guard_use_mprotect(void);
 extern bool host_overcommit;
 
-/* arch/host/clock.c: choose and measure the counter (returns its rate in
+/* arch/x86_64-linux/clock.c: choose and measure the counter (returns its rate in
  * Hz); a counter deadline as the CLOCK_MONOTONIC time Linux waits for. */
 uint64_t host_clock_init(void);
 struct timespec;
@@ -68,7 +63,7 @@ int hosted_main(int argc, char **argv);
 void host_core_kick(unsigned id);
 void host_core_wake(unsigned id);
 
-/* arch/host/san.c: fiber annotations (no-ops without sanitizers). */
+/* arch/x86_64-linux/san.c: fiber annotations (no-ops without sanitizers). */
 struct cpu;
 void host_san_thread_init(struct cpu *c);
 void host_san_leave_to(void *g);

@@ -1,6 +1,7 @@
 /*
- * aarch64 atomics for kernel/atomic.h, in hand-written inline assembly.
- * Included only through kernel/atomic.h.
+ * aarch64 atomic primitives for kernel/atomic.h, in hand-written inline
+ * assembly. Only through kernel/atomic.h, which builds the whole API from
+ * them.
  *
  * Plain ARMv8.0 (the build's -march=armv8-a has no LSE): loads are LDAR,
  * stores STLR, read-modify-writes are load-exclusive / store-exclusive
@@ -25,20 +26,42 @@
  *   casrel LDXR/STLXR: release only (Go's CasRel, used by runq consumers
  *          to commit a head after reading slots).
  */
-#ifndef GMK_ARCH_AARCH64_ATOMIC_H
-#define GMK_ARCH_AARCH64_ATOMIC_H
+#ifndef GMK_ARCH_AARCH64_ATOMIC_ARCH_H
+#define GMK_ARCH_AARCH64_ATOMIC_ARCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * Compare-and-swap: ld, the exclusive load (its acquire or none), and
+ * fence, what follows a successful store (a full barrier or none); the
+ * store is STLXR (release) either way. A failed compare skips the fence.
+ */
+#define A64_ATOMIC_CAS(name, T, W, ld, fence)                                \
+	static inline bool name(volatile T *p, T old, T new_)                \
+	{                                                                     \
+		T cur;                                                        \
+		uint32_t fail;                                                \
+		asm volatile("1:	" ld "	%" W "0, %2\n"                \
+			     "	cmp	%" W "0, %" W "3\n"                   \
+			     "	b.ne	2f\n"                                 \
+			     "	stlxr	%w1, %" W "4, %2\n"                   \
+			     "	cbnz	%w1, 1b" fence "\n"                   \
+			     "2:"                                             \
+			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
+			     : "r"(old), "r"(new_)                            \
+			     : "cc", "memory");                               \
+		return cur == old;                                            \
+	}
 
 /*
  * One set of functions per width. W is the register-name modifier ("w"
  * for 32-bit, "x" for 64-bit); cmp takes the same width. "Q" is a memory
  * operand addressed by a single base register, as the exclusives need.
  */
-#define GMK_A64_ATOMIC_OPS(sfx, T, W)                                         \
+#define A64_ATOMIC_OPS(w, T, W)                                               \
 	/* load-acquire */                                                    \
-	static inline T atomic_load##sfx(const volatile T *p)                \
+	static inline T arch_atomic_load##w(const volatile T *p)             \
 	{                                                                     \
 		T v;                                                          \
 		asm volatile("ldar %" W "0, %1"                               \
@@ -46,53 +69,24 @@
 		return v;                                                     \
 	}                                                                     \
 	/* store-release */                                                   \
-	static inline void atomic_store##sfx(volatile T *p, T v)             \
+	static inline void arch_atomic_store##w(volatile T *p, T v)          \
 	{                                                                     \
 		asm volatile("stlr %" W "1, %0"                               \
 			     : "=Q"(*p) : "r"(v) : "memory");                 \
 	}                                                                     \
 	/* seq-cst store (Go's Store): STLR already, as Go's on arm64: a     \
 	 * later LDAR does not pass it (RCsc) */                              \
-	static inline void atomic_storesc##sfx(volatile T *p, T v)           \
+	static inline void arch_atomic_storesc##w(volatile T *p, T v)        \
 	{                                                                     \
-		atomic_store##sfx(p, v);                                      \
+		arch_atomic_store##w(p, v);                                   \
 	}                                                                     \
 	/* seq-cst on success (full barrier), acquire on failure */           \
-	static inline bool atomic_cas##sfx(volatile T *p, T old, T new_)     \
-	{                                                                     \
-		T cur;                                                        \
-		uint32_t fail;                                                \
-		asm volatile("1:	ldaxr	%" W "0, %2\n"                \
-			     "	cmp	%" W "0, %" W "3\n"                   \
-			     "	b.ne	2f\n"                                 \
-			     "	stlxr	%w1, %" W "4, %2\n"                   \
-			     "	cbnz	%w1, 1b\n"                            \
-			     "	dmb	ish\n"                                \
-			     "2:"                                             \
-			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
-			     : "r"(old), "r"(new_)                            \
-			     : "cc", "memory");                               \
-		return cur == old;                                            \
-	}                                                                     \
+	A64_ATOMIC_CAS(arch_atomic_cas##w, T, W, "ldaxr", "\n\tdmb ish")     \
 	/* release only: earlier accesses happen before the new value is     \
 	 * visible; later ones may move before it (Go's CasRel) */            \
-	static inline bool atomic_casrel##sfx(volatile T *p, T old, T new_)  \
-	{                                                                     \
-		T cur;                                                        \
-		uint32_t fail;                                                \
-		asm volatile("1:	ldxr	%" W "0, %2\n"                \
-			     "	cmp	%" W "0, %" W "3\n"                   \
-			     "	b.ne	2f\n"                                 \
-			     "	stlxr	%w1, %" W "4, %2\n"                   \
-			     "	cbnz	%w1, 1b\n"                            \
-			     "2:"                                             \
-			     : "=&r"(cur), "=&r"(fail), "+Q"(*p)              \
-			     : "r"(old), "r"(new_)                            \
-			     : "cc", "memory");                               \
-		return cur == old;                                            \
-	}                                                                     \
+	A64_ATOMIC_CAS(arch_atomic_casrel##w, T, W, "ldxr", "")               \
 	/* full barrier; returns the OLD value */                             \
-	static inline T atomic_xchg##sfx(volatile T *p, T v)                 \
+	static inline T arch_atomic_xchg##w(volatile T *p, T v)              \
 	{                                                                     \
 		T old;                                                        \
 		uint32_t fail;                                                \
@@ -106,68 +100,56 @@
 		return old;                                                   \
 	}
 
-/* Fetch-and-op for the integer types; xadd returns the NEW value. */
-#define GMK_A64_ATOMIC_ADD(name, T, D, W)                                     \
-	/* full barrier */                                                    \
-	static inline T name(volatile T *p, D d)                             \
+/* Fetch-and-op, full barrier: *p = *p op d; returns the NEW value. */
+#define A64_ATOMIC_RMW(name, T, W, op)                                        \
+	static inline T name(volatile T *p, T d)                             \
 	{                                                                     \
 		T v;                                                          \
 		uint32_t fail;                                                \
 		asm volatile("1:	ldaxr	%" W "0, %2\n"                \
-			     "	add	%" W "0, %" W "0, %" W "3\n"          \
+			     "	" op "	%" W "0, %" W "0, %" W "3\n"          \
 			     "	stlxr	%w1, %" W "0, %2\n"                   \
 			     "	cbnz	%w1, 1b\n"                            \
 			     "	dmb	ish"                                  \
 			     : "=&r"(v), "=&r"(fail), "+Q"(*p)                \
-			     : "r"((T)d)                                      \
+			     : "r"(d)                                         \
 			     : "memory");                                     \
 		return v;                                                     \
 	}
 
-GMK_A64_ATOMIC_OPS(32, uint32_t, "w")
-GMK_A64_ATOMIC_OPS(64, uint64_t, "x")
-GMK_A64_ATOMIC_OPS(uintptr, uintptr_t, "x")
-GMK_A64_ATOMIC_OPS(p, void *, "x")
-GMK_A64_ATOMIC_ADD(atomic_xadd32, uint32_t, int32_t, "w")
-GMK_A64_ATOMIC_ADD(atomic_xadd64, uint64_t, int64_t, "x")
-GMK_A64_ATOMIC_ADD(atomic_xadduintptr, uintptr_t, intptr_t, "x")
-#undef GMK_A64_ATOMIC_OPS
-#undef GMK_A64_ATOMIC_ADD
+A64_ATOMIC_OPS(32, uint32_t, "w")
+A64_ATOMIC_OPS(64, uint64_t, "x")
+A64_ATOMIC_RMW(arch_atomic_xadd32, uint32_t, "w", "add")
+A64_ATOMIC_RMW(arch_atomic_xadd64, uint64_t, "x", "add")
+A64_ATOMIC_RMW(a64_atomic_orr32, uint32_t, "w", "orr")
+A64_ATOMIC_RMW(a64_atomic_and32, uint32_t, "w", "and")
+#undef A64_ATOMIC_OPS
+#undef A64_ATOMIC_CAS
+#undef A64_ATOMIC_RMW
+#define arch_atomic_storesc32 arch_atomic_storesc32
+#define arch_atomic_storesc64 arch_atomic_storesc64
+#define arch_atomic_casrel32 arch_atomic_casrel32
+#define arch_atomic_casrel64 arch_atomic_casrel64
 
 /* Full barrier (as the x86 `lock or`): used to post IPI reasons. */
-static inline void atomic_or32(volatile uint32_t *p, uint32_t v)
+static inline void arch_atomic_or32(volatile uint32_t *p, uint32_t v)
 {
-	uint32_t tmp, fail;
-
-	asm volatile("1:	ldaxr	%w0, %2\n"
-		     "	orr	%w0, %w0, %w3\n"
-		     "	stlxr	%w1, %w0, %2\n"
-		     "	cbnz	%w1, 1b\n"
-		     "	dmb	ish"
-		     : "=&r"(tmp), "=&r"(fail), "+Q"(*p)
-		     : "r"(v)
-		     : "memory");
+	(void)a64_atomic_orr32(p, v);
 }
+#define arch_atomic_or32 arch_atomic_or32
 
-/* Full barrier. */
-static inline void atomic_and32(volatile uint32_t *p, uint32_t v)
+static inline void arch_atomic_and32(volatile uint32_t *p, uint32_t v)
 {
-	uint32_t tmp, fail;
-
-	asm volatile("1:	ldaxr	%w0, %2\n"
-		     "	and	%w0, %w0, %w3\n"
-		     "	stlxr	%w1, %w0, %2\n"
-		     "	cbnz	%w1, 1b\n"
-		     "	dmb	ish"
-		     : "=&r"(tmp), "=&r"(fail), "+Q"(*p)
-		     : "r"(v)
-		     : "memory");
+	(void)a64_atomic_and32(p, v);
 }
+#define arch_atomic_and32 arch_atomic_and32
 
 /* Fences, inner-shareable domain (every core, not devices): full,
  * loads-before-everything (acquire fence), stores-before-stores. */
-static inline void smp_mb(void)  { asm volatile("dmb ish" : : : "memory"); }
-static inline void smp_rmb(void) { asm volatile("dmb ishld" : : : "memory"); }
-static inline void smp_wmb(void) { asm volatile("dmb ishst" : : : "memory"); }
+static inline void arch_smp_mb(void)  { asm volatile("dmb ish" : : : "memory"); }
+static inline void arch_smp_rmb(void) { asm volatile("dmb ishld" : : : "memory"); }
+static inline void arch_smp_wmb(void) { asm volatile("dmb ishst" : : : "memory"); }
+#define arch_smp_rmb arch_smp_rmb
+#define arch_smp_wmb arch_smp_wmb
 
 #endif

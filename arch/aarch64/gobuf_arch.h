@@ -1,0 +1,32 @@
+/*
+ * aarch64's part of struct gobuf (kernel/gobuf.h). mcall pushes the
+ * callee-saved registers of the AAPCS64: x19-x28, the frame pointer x29,
+ * the link register x30 and the low 64 bits of v8-v15 (d8-d15).
+ * FPCR/FPSR are not callee-saved, and gmk never changes them. Only
+ * through kernel/gobuf.h.
+ */
+#ifndef GMK_ARCH_AARCH64_GOBUF_ARCH_H
+#define GMK_ARCH_AARCH64_GOBUF_ARCH_H
+
+/*
+ * The block mcall pushes, from the saved sp up (tools/gmk-gdb.py reads
+ * it): the frame record x29, x30 first, so that sp is a frame pointer of
+ * the parked G; then x19..x28, then d8..d15. 16-aligned.
+ */
+#define MCALL_X29	0
+#define MCALL_X19	16
+#define MCALL_D8	96
+#define MCALL_FRAME	160
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+/* A fresh G's sp: the stack's top, 16-aligned as AAPCS64 wants. goentry
+ * branches to gstart with x29 = x30 = 0. */
+static inline uintptr_t arch_gobuf_entry_sp(uintptr_t sp_top)
+{
+	return sp_top & ~(uintptr_t)15;
+}
+#endif
+
+#endif

@@ -1,0 +1,51 @@
+# x86-64 code run as a Linux process (the hosted board): cores are
+# threads, interrupts are signals. The host's gcc and glibc. It is the
+# x86_64 arch in a new setting: its headers come next on the include path
+# (atomics, the trap frame, the gobuf's layout) and its switch code is
+# x86_64's (switch_linux.S). Only sets variables (the Makefile says which).
+#
+# SAN=tsan (ThreadSanitizer, with compiler-builtin atomics it can see) or
+# SAN=asan (ASan + UBSan) build with clang into build/<board>-<san>/;
+# SAN=fuzz is the libFuzzer target (tests/fuzz/, make fuzz). The
+# executable is $(BUILD)/gmk; its arguments are the command line.
+ARCH_DIRS  := arch/x86_64-linux arch/x86_64
+# First and last objects: they bracket gmk's own text (cpu.c).
+ARCH_FIRST := arch/x86_64-linux/text_begin.S
+ARCH_LAST  := arch/x86_64-linux/text_end.S
+BUILD   := build/$(BOARD)$(if $(SAN),-$(SAN))
+KERNEL  := $(BUILD)/gmk
+CC      := gcc
+OBJCOPY := objcopy
+ARCH_CFLAGS := -DGMK_HOSTED -pthread
+ifeq ($(SAN),tsan)
+CC      := clang
+# No function entry/exit hooks: g0's code never returns (each mcall starts
+# its stack afresh), so a shadow call stack would only grow. Reports then
+# give the racing accesses' own pc, not their callers.
+ARCH_CFLAGS += -fsanitize=thread -DGMK_HOST_BUILTIN_ATOMICS -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS \
+	-mllvm -tsan-instrument-func-entry-exit=false
+else ifeq ($(SAN),asan)
+CC      := clang
+ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS
+else ifeq ($(SAN),fuzz)
+# Coverage for libFuzzer, ASan and UBSan; libFuzzer's main calls the
+# board's (hosted_main).
+CC      := clang
+ARCH_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS -DGMK_FUZZ
+else ifneq ($(SAN),)
+$(error SAN=$(SAN): want tsan, asan or fuzz)
+endif
+ifeq ($(CC),clang)
+ARCH_CFLAGS += -Wno-unused-command-line-argument \
+	-Wno-incompatible-pointer-types-discards-qualifiers
+endif
+# The kernel's linker-script symbols: its first byte and its text.
+ARCH_LDFLAGS := -pthread -Wl,--gc-sections \
+	-Wl,--defsym=_kernel_start=__executable_start \
+	-Wl,--defsym=_text_start=__executable_start
+ARCH_LIBS :=
+ifeq ($(SAN),fuzz)
+ARCH_LDFLAGS += -fsanitize=fuzzer
+endif

@@ -1,0 +1,25 @@
+/*
+ * x86-64's gobuf (the next gobuf_arch.h on the include path: the hosted
+ * board runs x86_64's switch.S as it is), plus one word after g for the
+ * sanitizers: the G's fiber (ThreadSanitizer's __tsan_create_fiber
+ * handle), used by the sanitizer builds' switch annotations (san.c) and 0
+ * elsewhere. switch.S only uses the GOBUF_* offsets, and struct g's M
+ * follows the gobuf at GOBUF_SIZE (G_M), so the longer gobuf needs
+ * nothing of it. Only through kernel/gobuf.h.
+ */
+#ifndef GMK_ARCH_X86_64_LINUX_GOBUF_ARCH_H
+#define GMK_ARCH_X86_64_LINUX_GOBUF_ARCH_H
+
+#include_next "gobuf_arch.h"
+
+#define GOBUF_SIZE	32
+#define GOBUF_ARCH_FIELDS	void *fiber;	/* sanitizer builds: the G's fiber */
+
+#ifndef __ASSEMBLY__
+/* A G's fiber outlives its gobuf's reinitialisation (G records are
+ * reused): gobuf_init keeps it. */
+void *host_san_fiber_for(void *old_fiber, void *g);
+#define arch_gobuf_init(b, g)	((b)->fiber = host_san_fiber_for((b)->fiber, (g)))
+#endif
+
+#endif
