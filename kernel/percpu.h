@@ -16,6 +16,9 @@
 
 #include "kernel/cpu.h"
 
+/* Timer interrupts each core remembers (struct cpu's tick_hist). */
+#define TICK_HISTORY 8
+
 #define MAX_CPUS 64
 
 /* Layout of the first fields is fixed: x86-64 reads %gs:0 and %gs:8. */
@@ -51,8 +54,17 @@ struct cpu {
 	/* The last timer interrupt here, and where it found the core; read
 	 * by the scheduler's watchdog on other cores (sched/proc.c). */
 	volatile uint64_t last_tick_ns;
-	volatile uint64_t last_tick_deadline_ns;	/* what it was armed for */
 	uintptr_t last_tick_pc;
+	/* The last TICK_HISTORY timer interrupts here: when each came and
+	 * the deadline it was armed for, written by the interrupt alone,
+	 * interrupt n in tick_hist[n % TICK_HISTORY] and then tick_seq = n + 1
+	 * (kernel/time.h's timer_tick_find reads them). More than the last
+	 * one, because a late wake-up is examined only once its G runs, and
+	 * on a host that stopped the core a tick or two may come first. */
+	struct {
+		volatile uint64_t at, armed;
+	} tick_hist[TICK_HISTORY];
+	volatile uint32_t tick_seq;
 	volatile uint64_t watchdog_reported;	/* last_tick_ns already reported */
 
 	/* IPI mailbox: bits set by other cores (atomic_or32), cleared here. */

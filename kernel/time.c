@@ -135,10 +135,16 @@ void kernel_timer_interrupt(struct trapframe *tf)
 
 	/* Counters other cores read: single-writer atomic stores. */
 	__atomic_store_n(&c->timer_irqs, c->timer_irqs + 1, __ATOMIC_RELAXED);
-	atomic_store64(&c->last_tick_ns, nanotime());	/* the watchdog's */
+	uint64_t now = nanotime();
+	atomic_store64(&c->last_tick_ns, now);	/* the watchdog's */
 	/* bench=latency splits a late wake-up into the interrupt's own
-	 * lateness (the hardware's, or the emulator's) and the scheduler's. */
-	atomic_store64(&c->last_tick_deadline_ns, c->timer_deadline_ns);
+	 * lateness (the hardware's, or the emulator's) and the scheduler's
+	 * (timer_tick_find). The entry before the count that publishes it. */
+	uint32_t seq = c->tick_seq;
+	atomic_store64(&c->tick_hist[seq % TICK_HISTORY].at, now);
+	atomic_store64(&c->tick_hist[seq % TICK_HISTORY].armed, c->timer_deadline_ns);
+	smp_wmb();
+	atomic_store32(&c->tick_seq, seq + 1);
 	__atomic_store_n(&c->last_tick_pc, arch_frame_pc(tf), __ATOMIC_RELAXED);
 	/*
 	 * One-shot: consumed. Then a full barrier (StoreLoad) before the
@@ -155,4 +161,29 @@ void kernel_timer_interrupt(struct trapframe *tf)
 		timer_arm_after(c->timer_period_ns);
 	if (!sched_tick(tf) && !c->timer_period_ns)
 		timer_arm_after(TICK_NS);	/* before the scheduler starts */
+}
+
+bool timer_tick_find(const struct cpu *c, uint64_t armed_lo, uint64_t armed_hi,
+		     uint64_t at_lo, uint64_t at_hi, uint64_t *at, uint64_t *armed)
+{
+	uint32_t seq = atomic_load32(&c->tick_seq);
+	smp_rmb();
+	/* Interrupt seq - k sits in its slot until interrupt
+	 * seq - k + TICK_HISTORY starts to write there: an entry read while
+	 * the count has moved that far may be torn, and it and every older
+	 * one are left out. */
+	for (uint32_t k = 1; k < TICK_HISTORY && k <= seq; k++) {
+		uint32_t i = (seq - k) % TICK_HISTORY;
+		uint64_t a = atomic_load64(&c->tick_hist[i].at);
+		uint64_t d = atomic_load64(&c->tick_hist[i].armed);
+		smp_rmb();
+		if (atomic_load32(&c->tick_seq) - seq >= TICK_HISTORY - k)
+			return false;
+		if (d >= armed_lo && d <= armed_hi && a >= at_lo && a <= at_hi) {
+			*at = a;
+			*armed = d;
+			return true;
+		}
+	}
+	return false;
 }

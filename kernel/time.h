@@ -1,6 +1,7 @@
 #ifndef GMK_KERNEL_TIME_H
 #define GMK_KERNEL_TIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/compiler.h"
@@ -56,6 +57,13 @@ void delay_ns(uint64_t ns);			/* busy wait */
  * progress. */
 struct cpu;
 void cpu_halt(void);
+
+/* The latest of core c's last few timer interrupts (kernel/percpu.h's
+ * tick_hist) that was armed for a deadline in [armed_lo, armed_hi] and
+ * came in [at_lo, at_hi]: when it came and what it was armed for. False
+ * when none is remembered. Any core may ask about any core. */
+bool timer_tick_find(const struct cpu *c, uint64_t armed_lo, uint64_t armed_hi,
+		     uint64_t at_lo, uint64_t at_hi, uint64_t *at, uint64_t *armed);
 uint64_t cpu_idle_ns(const struct cpu *c);
 
 /* Program this core's next timer interrupt `ns` from now. */

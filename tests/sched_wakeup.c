@@ -558,12 +558,10 @@ TEST(sched_wakeup_a_sleeper_with_every_p_busy_wakes_within_a_slice)
 		 * deadline (interrupts off: the tick does not move). */
 		unsigned long flags = arch_irq_save();
 		struct cpu *c = this_cpu();
-		uint64_t at = atomic_load64(&c->last_tick_ns);
-		uint64_t armed = atomic_load64(&c->last_tick_deadline_ns);
-		arch_irq_restore(flags);
-		uint64_t irq = 0;
-		if (armed && armed <= when + BUSY_SLACK_NS && at >= when && at <= now)
+		uint64_t at, armed, irq = 0;
+		if (timer_tick_find(c, 1, when + BUSY_SLACK_NS, when, now, &at, &armed))
 			irq = at - (armed > when ? armed : when);
+		arch_irq_restore(flags);
 		sched_late[i] = late[i] - irq;
 	}
 	atomic_store32(&busy_stop, 1);
@@ -748,9 +746,11 @@ TEST(sched_wakeup_a_g_preempted_for_a_timer_resumes_before_the_ring_it_filled)
  * run).
  *
  * Each wake-up is told apart by the interrupt that served it (bench
- * latency's split): a core whose last timer interrupt was armed for this
- * deadline and came after it, or whose timer is still armed for it (its
- * interrupt later still). Its lateness past the deadline is the host's
+ * latency's split): a core one of whose last few timer interrupts
+ * (timer_tick_find) was armed for this deadline and came after it, or
+ * whose timer is still armed for it (its interrupt later still). More
+ * than the last: between that interrupt and this G running, a host that
+ * stopped the core can let the next tick come first. Its lateness past the deadline is the host's
  * (or the emulator's); what follows, from the interrupt to this G
  * running, the scheduler's. A wake-up more than IDLE_LATE_NS late for
  * which no core armed its timer is a lost one (the time-keeper missed it;
@@ -789,10 +789,9 @@ TEST(sched_wakeup_an_idle_ps_timer_is_late_only_where_its_interrupt_is)
 		uint64_t at = 0, armed = 0;
 		unsigned long flags = arch_irq_save();
 		for (unsigned c = 0; c < ncpus; c++) {
-			uint64_t a = atomic_load64(&cpus[c].last_tick_ns);
-			uint64_t d = atomic_load64(&cpus[c].last_tick_deadline_ns);
+			uint64_t a, d;
 			uint64_t pend = atomic_load64(&cpus[c].timer_deadline_ns);
-			if (d >= when && d <= when + IDLE_SLACK_NS && a >= d && a <= now) {
+			if (timer_tick_find(&cpus[c], when, when + IDLE_SLACK_NS, when, now, &a, &d)) {
 				at = a;
 				armed = d;
 			} else if (!at && pend >= when && pend <= when + IDLE_SLACK_NS) {

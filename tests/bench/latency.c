@@ -68,12 +68,11 @@ static void sleeper_g(void *arg)
 		 * does not move under the reads). */
 		unsigned long flags = arch_irq_save();
 		struct cpu *c = this_cpu();
-		uint64_t at = atomic_load64(&c->last_tick_ns);
-		uint64_t armed = atomic_load64(&c->last_tick_deadline_ns);
-		arch_irq_restore(flags);
+		uint64_t at, armed;
 		int64_t irq = 0;
-		if (armed && armed <= when + LATENCY_ARM_SLACK_NS && at >= when && at <= now)
+		if (timer_tick_find(c, 1, when + LATENCY_ARM_SLACK_NS, when, now, &at, &armed))
 			irq = (int64_t)(at - (armed > when ? armed : when));
+		arch_irq_restore(flags);
 		latency_irq[i] = irq;
 		latency_sched[i] = latency_late[i] - irq;
 		lt->slept++;
