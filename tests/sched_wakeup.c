@@ -18,6 +18,7 @@
 #include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 #include "sched/sync.h"
+#include "sched/timechan.h"
 #include "tests/preempt_testutil.h"
 #include "tests/sched_testutil.h"
 
@@ -318,7 +319,8 @@ TEST(sched_wakeup_netpoll_readied_g_is_no_deadlock_between_list_and_count)
  * then holds M2 until M1's wakep is done. GA spins until GB has run (or
  * three slices). The slice is long (500 ms) and the check counts, not
  * times: GB must run before GA's P has preempted anything, i.e. within
- * GA's first slice; the latency is printed.
+ * GA's first slice, unless the other core was not halted meanwhile (a
+ * loaded host stopped it: no P was idle); the latency is printed.
  */
 #define NS_ROUNDS	3
 #define NS_SLICE_NS	(500 * NSEC_PER_MSEC)
@@ -327,7 +329,16 @@ TEST(sched_wakeup_netpoll_readied_g_is_no_deadlock_between_list_and_count)
 enum { NS_ARMED, NS_SPINNER_HELD, NS_INJECTING, NS_INJECTED, NS_WOKE };
 static volatile uint32_t ns_phase = NS_WOKE;	/* not armed */
 static volatile uint32_t ns_g2_running, ns_ga_started, ns_ga_p, ns_gb_ran, ns_gb_late;
-static volatile uint64_t ns_ga_pre0, ns_injected_at, ns_gb_wait;
+static volatile uint64_t ns_ga_pre0, ns_injected_at, ns_gb_wait, ns_idle_at, ns_gb_idle;
+
+/* Every core's halted time (kernel/time.h's cpu_idle_ns), summed. */
+static uint64_t ns_idle_sum(void)
+{
+	uint64_t sum = 0;
+	for (unsigned c = 0; c < ncpus; c++)
+		sum += cpu_idle_ns(&cpus[c]);
+	return sum;
+}
 static struct waitgroup ns_wg;
 
 static uint64_t p_preemptions(uint32_t id)
@@ -363,10 +374,15 @@ static void ns_gb(void *arg)
 {
 	(void)arg;
 	ns_gb_wait = nanotime() - ns_injected_at;
+	ns_gb_idle = ns_idle_sum() - ns_idle_at;
 	/* GA's P preempted something since GA started: GB waited for the
-	 * end of GA's slice. (GA not started yet: it has not.) */
+	 * end of GA's slice (GA not started yet: it has not), and the other
+	 * core spent most of that wait halted, its P idle beside GB. A core
+	 * the host stopped instead (a loaded host: its thread or vCPU not
+	 * run) is not halted: that wait is the host's, not a P left idle. */
 	ns_gb_late = atomic_load32(&ns_ga_started) &&
-		     p_preemptions(ns_ga_p) != ns_ga_pre0;
+		     p_preemptions(ns_ga_p) != ns_ga_pre0 &&
+		     ns_gb_idle >= ns_gb_wait / 2;
 	atomic_store32(&ns_gb_ran, 1);
 	waitgroup_done(&ns_wg);
 }
@@ -390,6 +406,7 @@ static void ns_race(enum sched_race_point pt)
 		globrunqput(ga);
 		globrunqput(gb);
 		spin_unlock_nopreempt(&sched.lock);
+		ns_idle_at = ns_idle_sum();
 		ns_injected_at = nanotime();
 		atomic_store32(&ns_phase, NS_INJECTED);
 		ns_spin_until(&ns_phase, NS_WOKE);
@@ -736,8 +753,9 @@ TEST(sched_wakeup_a_g_preempted_for_a_timer_resumes_before_the_ring_it_filled)
 /* ---- an idle P's timer: late only where the core's interrupt was ------- */
 
 /*
- * Every other P idle, this G sleeps IDLE_SLEEP_NS IDLE_SLEEPS times: the
- * idle time-keeper (stopm) arms its core's timer for the deadline and
+ * Every other P idle, this G waits IDLE_SLEEPS times for a timer of
+ * IDLE_SLEEP_NS (a sleep, with a deadline it can read back): the idle
+ * time-keeper (stopm) arms its core's timer for the deadline and
  * halts; the interrupt wakes it, it takes this G's P and runs the timer.
  * A wake-up much later than its deadline while every P is idle (seen on
  * the hosted board at more cores than host CPUs, on a loaded host) is a
@@ -775,9 +793,15 @@ TEST(sched_wakeup_an_idle_ps_timer_is_late_only_where_its_interrupt_is)
 	uint32_t late = 0, by_irq = 0, lost = 0;
 	uint64_t worst = 0, worst_irq = 0, worst_sched = 0;
 	for (uint32_t i = 0; i < IDLE_SLEEPS; i++) {
-		uint64_t t0 = nanotime(), when = t0 + IDLE_SLEEP_NS;
-		sleep_ns(IDLE_SLEEP_NS);
-		uint64_t now = nanotime(), l = now - when;
+		/* A timer's channel rather than sleep_ns: its deadline is
+		 * known to lie between t0 + d and t1 + d, even when the host
+		 * stops this core between reading the clock and arming. */
+		uint64_t t0 = nanotime();
+		struct time_timer *tm = time_newtimer(IDLE_SLEEP_NS);
+		uint64_t t1 = nanotime(), when = t1 + IDLE_SLEEP_NS, fired;
+		chan_recv(tm->C, &fired);
+		time_timer_free(tm);
+		uint64_t now = nanotime(), l = now > when ? now - when : 0;
 		if (l <= IDLE_LATE_NS)
 			continue;
 		late++;
@@ -786,15 +810,18 @@ TEST(sched_wakeup_an_idle_ps_timer_is_late_only_where_its_interrupt_is)
 		 * woken otherwise, by an IPI, ran the timer first: the armed
 		 * one is later still). Interrupts off, so that this core's
 		 * tick does not move. */
-		uint64_t at = 0, armed = 0;
+		uint64_t at = 0, armed = 0, lo = t0 + IDLE_SLEEP_NS, hi = when + IDLE_SLACK_NS;
 		unsigned long flags = arch_irq_save();
+		/* An interrupt that came after this G ran (between now and
+		 * here) was as late as the wake-up, at least. */
+		uint64_t chk = nanotime();
 		for (unsigned c = 0; c < ncpus; c++) {
 			uint64_t a, d;
 			uint64_t pend = atomic_load64(&cpus[c].timer_deadline_ns);
-			if (timer_tick_find(&cpus[c], when, when + IDLE_SLACK_NS, when, now, &a, &d)) {
-				at = a;
+			if (timer_tick_find(&cpus[c], lo, hi, lo, chk, &a, &d)) {
+				at = a < now ? a : now;
 				armed = d;
-			} else if (!at && pend >= when && pend <= when + IDLE_SLACK_NS) {
+			} else if (!at && pend >= lo && pend <= hi) {
 				at = now;	/* at least this late */
 				armed = pend;
 			}

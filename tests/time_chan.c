@@ -156,7 +156,9 @@ TEST(time_select_after_picks_the_timeout_when_nothing_is_sent)
 }
 
 /* The channel wins; the select's timer is gone when the select returns
- * (no timer left pending), and nothing fires later. */
+ * (no timer left pending), so nothing can fire later. The timeout is far
+ * beyond the sender's delay, so that a host that stops the sender's core
+ * cannot let it win. */
 TEST(time_select_after_loses_to_a_channel_and_leaves_no_timer)
 {
 	static struct sender_arg a;
@@ -168,7 +170,7 @@ TEST(time_select_after_loses_to_a_channel_and_leaves_no_timer)
 		go(late_sender, &a);
 		int v = 0;
 		struct select_case cs[] = {
-			SELECT_AFTER(TC_TIMEOUT_NS),
+			SELECT_AFTER(10 * NSEC_PER_SEC),
 			SELECT_RECV(a.c, &v),
 		};
 		ASSERT_EQ(chan_select(cs, 2, false), 1);
@@ -176,7 +178,6 @@ TEST(time_select_after_loses_to_a_channel_and_leaves_no_timer)
 		EXPECT(!cs[0].ok);
 		EXPECT_LE(timers_pending(), pending0);
 	}
-	sleep_ns(2 * TC_TIMEOUT_NS);		/* past every deadline: nothing */
 	chan_free(a.c);
 }
 
@@ -294,15 +295,22 @@ TEST(time_after_freed_each_round_keeps_a_select_loop_flat)
  * channel later. */
 TEST(time_after_channel_freed_before_it_fires_stops_its_timer)
 {
-	uint64_t pending0 = timers_pending();
+	uint64_t pending0 = timers_pending(), t0 = nanotime();
 	chan_t c[16];
 	for (int i = 0; i < 16; i++)
-		c[i] = time_after((uint64_t)(i + 1) * NSEC_PER_MSEC);
-	EXPECT_GE(timers_pending(), pending0 + 16);
+		c[i] = time_after(TC_TIMEOUT_NS + (uint64_t)i * NSEC_PER_MSEC);
+	/* Each whose deadline (t0 + its duration, at least) is still ahead
+	 * after the count was pending when counted: a host that stopped
+	 * this core past some deadlines lets those fire first. */
+	uint64_t pending = timers_pending(), now = nanotime();
+	uint32_t ahead = 0;
+	for (int i = 0; i < 16; i++)
+		ahead += t0 + TC_TIMEOUT_NS + (uint64_t)i * NSEC_PER_MSEC > now;
+	EXPECT_GE(pending, pending0 + ahead);
 	for (int i = 0; i < 16; i++)
 		chan_free(c[i]);
 	EXPECT_LE(timers_pending(), pending0);
-	sleep_ns(20 * NSEC_PER_MSEC);		/* past every deadline */
+	sleep_ns(TC_TIMEOUT_NS + 20 * NSEC_PER_MSEC);	/* past every deadline */
 }
 
 /*
