@@ -52,9 +52,10 @@ TEST(netpoll_every_readied_waiter_runs_once_per_readiness)
 		}
 	}
 	ASSERT_EQ(wait_count(&np_done, NP_GS, 10 * NSEC_PER_SEC), NP_GS);
-	for (int i = 0; i < NP_GS; i++)
+	for (int i = 0; i < NP_GS; i++) {
 		EXPECT_EQ(np_woken[i], NP_ROUNDS);
-	EXPECT_EQ(netpoll_waiters(), 0);
+		EXPECT(!pd_parked(&pds[i], 'r'));
+	}
 }
 
 TEST(netpoll_readiness_before_the_wait_is_kept)
@@ -89,7 +90,7 @@ TEST(netpoll_deadline_times_out_at_the_deadline_not_before)
 	netpollready(&pd, 'r');
 	ASSERT_EQ(poll_wait(&pd, 'r'), POLL_OK);
 	poll_setdeadline(&pd, 0, 'r');
-	EXPECT_EQ(netpoll_waiters(), 0);
+	EXPECT(!pd_parked(&pd, 'r'));
 }
 
 static struct pollDesc late_pd;
@@ -107,7 +108,7 @@ TEST(netpoll_deadline_set_during_the_wait_wakes_the_waiter)
 	memset(&late_pd, 0, sizeof late_pd);
 	atomic_store64(&late_result, 99);
 	go(late_waiter, NULL);
-	while (netpoll_waiters() == 0)
+	while (!pd_parked(&late_pd, 'r'))
 		sleep_ns(NSEC_PER_MSEC);
 	uint64_t d = nanotime() + NP_DEADLINE_NS;
 	poll_setdeadline(&late_pd, d, 'r');
@@ -127,7 +128,7 @@ static void dbl_waiter(void *arg)
 TEST_FATAL(netpoll_two_waiters_on_one_mode_panic, "two goroutines wait on mode 'r'")
 {
 	go(dbl_waiter, NULL);
-	while (netpoll_waiters() == 0)
+	while (!pd_parked(&dbl_pd, 'r'))
 		sleep_ns(NSEC_PER_MSEC);
 	poll_wait(&dbl_pd, 'r');
 }

@@ -5,12 +5,22 @@
 
 #include "kernel/atomic.h"
 #include "kernel/time.h"
+#include "sched/netpoll.h"
 #include "sched/sched.h"
 
 /* Recursion without end, 512 bytes a frame, for the tests that overflow
  * a G's stack on purpose (tests/sched_stack_fatal.c). Call it as
  * stack_eat(NULL, 0). */
 uint64_t stack_eat(volatile uint8_t *prev, uint64_t n);
+
+/* A G is parked on pd in mode 'r' or 'w' (its slot holds the G: not nil,
+ * pdReady or pdWait). netpoll_waiters() counts every pollDesc's waiters,
+ * the console's writers among them when its output is slow, so a test
+ * asks about its own pollDesc. */
+static inline bool pd_parked(struct pollDesc *pd, int mode)
+{
+	return atomic_loaduintptr(mode == 'r' ? &pd->rg : &pd->wg) > pdWait;
+}
 
 /* Wait, yielding, until *counter reaches want or timeout_ns passes;
  * returns the last value seen. Tests have no WaitGroup yet. */

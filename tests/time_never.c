@@ -166,11 +166,11 @@ TEST(time_poll_deadline_past_the_end_of_time_never_times_out)
 		atomic_store64(&never_poll_result, 99);
 		poll_setdeadline(&never_pd, deadlines[i], 'r');
 		go(never_poller, NULL);
-		while (netpoll_waiters() == 0 && atomic_load64(&never_poll_result) == 99)
+		while (!pd_parked(&never_pd, 'r') && atomic_load64(&never_poll_result) == 99)
 			sleep_ns(NSEC_PER_MSEC);
 		sleep_ns(WATCH_NS);
 		ASSERT_EQ(atomic_load64(&never_poll_result), 99);
-		EXPECT_EQ(netpoll_waiters(), 1);
+		EXPECT(pd_parked(&never_pd, 'r'));
 		netpollready(&never_pd, 'r');
 		while (atomic_load64(&never_poll_result) == 99)
 			sleep_ns(NSEC_PER_MSEC);
