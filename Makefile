@@ -141,8 +141,16 @@ endif
 $(foreach d,$(APP_SRC_DIRS),$(if $(filter ..,$(subst /, ,$(d))),$(error APP_SRC_DIRS: '$(d)' leaves the application's folder)))
 $(foreach d,$(APP_SRC_DIRS),$(if $(wildcard $(APP_DIR)/$(d)/.),,$(error APP_SRC_DIRS: no folder $(APP_DIR)/$(d))))
 APP_SRCS := $(wildcard $(APP_DIR)/*.c $(APP_SRC_DIRS:%=$(APP_DIR)/%/*.c))
-BUILD  := $(BUILD)-app-$(APP_NAME)
+# (With gmk's tests it is another image: its own folder, so that neither
+# is left linked from the other's objects.)
+BUILD  := $(BUILD)-app-$(APP_NAME)$(if $(filter 1,$(APP_WITH_TESTS)),-with-tests)
 KERNEL := $(BUILD)/$(notdir $(KERNEL))
+# An application's build folder is its name's: one built from another
+# folder of that name starts afresh (its dependency files name the other's
+# sources).
+ifneq ($(shell cat $(BUILD)/app/.source 2>/dev/null),$(abspath $(APP_DIR)))
+$(shell rm -rf $(BUILD)/app && mkdir -p $(BUILD)/app && echo '$(abspath $(APP_DIR))' >$(BUILD)/app/.source)
+endif
 RUN_CMDLINE = $(APP_CMDLINE)
 TRACE_CMDLINE = trace=4M $(APP_CMDLINE)
 TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR))
