@@ -158,7 +158,9 @@ APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
 # The application's own files, where the kernel's image has them too.
 APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
 APP_OBJS := $(APP_SRCS:$(APP_DIR)/%=$(BUILD)/app/%.o) $(BUILD)/app/gmk_app_cmdline.c.o
-APP_CFLAGS_ALL = $(CFLAGS) -I$(APP_DIR) $(APP_CFLAGS)
+# Its include path: its own folder and the public headers (include/), none
+# of the kernel's (CFLAGS' -I folders are left out; the C library's stay).
+APP_CFLAGS_ALL = $(filter-out -I%,$(CFLAGS)) -Iinclude -I$(APP_DIR) $(APP_CFLAGS)
 $(BUILD)/app/%.c.o: $(APP_DIR)/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -211,7 +213,7 @@ CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-fno-omit-frame-pointer -fno-stack-protector -fno-strict-aliasing \
 	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
-	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic \
+	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic -Iinclude \
 	-MMD -MP -DGMK_BOARD=\"$(BOARD)\"
 
 # The screen console's font (kernel/dev/fbcon.c), converted to C at build

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/gmk.h"
+#include "gmk.h"
 
 #define LINE_MAX_	80	/* bytes, with the NUL */
 #define IDLE_S		30	/* the read deadline, seconds */
@@ -86,7 +86,7 @@ static bool next_line(char *line, int argc, char **argv, int *argi)
 	size_t n = 0;
 	for (;;) {
 		char c;
-		console_set_read_deadline(nanotime() + IDLE_S * NSEC_PER_SEC);
+		console_set_read_deadline(time_now() + IDLE_S * NSEC_PER_SEC);
 		long got = console_read(&c, 1);
 		if (got == CONSOLE_ERR_TIMEOUT) {
 			printf("cmdserver: no input for %d s\n", IDLE_S);

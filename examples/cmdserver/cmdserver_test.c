@@ -1,7 +1,7 @@
 /* The example's test (make test APP=examples/cmdserver): a scripted
  * session, answered by a goroutine per line, slow ones included. */
-#include "sched/gmk.h"
-#include "kernel/test.h"
+#include "gmk.h"
+#include "gmk_test.h"
 
 long cmdserver_serve(int nscript, char **script, long *nerrs, long *sum);
 

@@ -1,7 +1,7 @@
 /* The example's test (make test APP=examples/squares): the program, run
  * as run= runs it, exits 0 only when the sum is 338350. */
-#include "sched/gmk.h"
-#include "kernel/test.h"
+#include "gmk.h"
+#include "gmk_test.h"
 
 TEST(example_squares_sums_to_338350)
 {

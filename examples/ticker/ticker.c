@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sched/gmk.h"
+#include "gmk.h"
 
 #define SCALE 3
 
@@ -109,9 +109,9 @@ PROGRAM(ticker, "a 10 ms sensor pipeline, shut down after 2 s by a context")
 		printf("usage: run=ticker [-- run_ms [period_ms]], both whole numbers > 0\n");
 		return 2;
 	}
-	uint64_t t0 = nanotime();
+	uint64_t t0 = time_now();
 	n = ticker_pipeline(run_ms * NSEC_PER_MSEC, period_ms * NSEC_PER_MSEC, &sum);
-	uint64_t took = (nanotime() - t0) / NSEC_PER_MSEC;
+	uint64_t took = (time_now() - t0) / NSEC_PER_MSEC;
 	bool ok = n > 0 && sum == SCALE * n * (n + 1) / 2;
 	printf("ticker: %llu samples every %llu ms in %llu ms, sum %llu: %s\n",
 	       (unsigned long long)n, (unsigned long long)period_ms, (unsigned long long)took,

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/gmk.h"
+#include "gmk.h"
 
 #define JOBS_DEFAULT	10000
 #define JOBS_MAX	1000000
@@ -119,9 +119,9 @@ PROGRAM(workers, "10000 jobs over every core with errgroup, errors collected")
 	}
 	for (uint32_t n = 1; n <= njobs; n++)
 		want += collatz_steps(n);
-	uint64_t t0 = nanotime();
+	uint64_t t0 = time_now();
 	int err = workers_run(njobs, fail, &sum, &ran);
-	uint64_t ms = (nanotime() - t0) / NSEC_PER_MSEC;
+	uint64_t ms = (time_now() - t0) / NSEC_PER_MSEC;
 	if (err) {
 		/* Jobs before the failing one may all have run; none after it
 		 * starts once the context is cancelled. */

@@ -1,7 +1,7 @@
 /* The example's tests (make test APP=examples/workers): the pool's sum is
  * one goroutine's, and an error stops the jobs not yet started. */
-#include "sched/gmk.h"
-#include "kernel/test.h"
+#include "gmk.h"
+#include "gmk_test.h"
 
 int workers_run(uint32_t njobs, uint32_t fail, uint64_t *sum, uint32_t *ran);
 
