@@ -161,6 +161,7 @@ int errgroup_wait(struct errgroup *g);
 /* ---- the console (printf and friends: the C library) ---- */
 long console_read(void *buf, size_t len);
 void console_set_read_deadline(uint64_t deadline);
+void console_write(const char *s, size_t n);
 void console_write_now(const char *s, size_t n);
 
 #endif
