@@ -9,10 +9,11 @@
  *   quit                 waits for the answers, then ends
  *
  *   make run APP=examples/cmdserver            type at the serial console
- *   make run APP=examples/cmdserver CMDLINE="run=cmdserver -- 'add 1 2' 'mul 3 4' quit"
+ *   make run APP=examples/cmdserver CMDLINE="run=cmdserver -- add 1 2 ; mul 3 4 ; quit"
  *
- * With arguments, each is a line and the console is not read (a scripted
- * session: make test runs it so on every board). Ends with the number of
+ * With arguments, they are the lines, separated by ";" words, and the
+ * console is not read (a scripted session: make test runs it so on every
+ * board; no quotes needed, which a PC's GRUB line would not keep). Ends with the number of
  * commands, of errors, and the sum of the numeric results.
  */
 #include <stdio.h>
@@ -77,10 +78,15 @@ static void handle(void *p)		/* one request's goroutine */
  * after the idle deadline). */
 static bool next_line(char *line, int argc, char **argv, int *argi)
 {
-	if (argc > 1) {
+	if (argc > 1) {		/* the words up to the next ";" word */
+		size_t n = 0;
 		if (*argi >= argc)
 			return false;
-		snprintf(line, LINE_MAX_, "%s", argv[(*argi)++]);
+		line[0] = '\0';
+		for (; *argi < argc && strcmp(argv[*argi], ";") != 0; (*argi)++)
+			n += (size_t)snprintf(line + n, n < LINE_MAX_ ? LINE_MAX_ - n : 0, "%s%s",
+					      n ? " " : "", argv[*argi]);
+		(*argi)++;	/* the ";" */
 		return true;
 	}
 	size_t n = 0;
@@ -94,7 +100,7 @@ static bool next_line(char *line, int argc, char **argv, int *argi)
 		}
 		if (got < 0) {
 			printf("cmdserver: this board has no console input; give the lines "
-			       "as arguments: run=cmdserver -- 'add 1 2' quit\n");
+			       "as arguments: run=cmdserver -- add 1 2 ; quit\n");
 			return false;
 		}
 		if (c == '\r' || c == '\n') {
@@ -127,9 +133,9 @@ static void collector(void *p)
 }
 
 /*
- * Serves until quit, the end of the script or the idle deadline: each line
- * of script[1..nscript-1] (os.Args' shape), or of the console when there
- * is none. Returns the number of commands; *nerrs and *sum tally them.
+ * Serves until quit, the end of the script or the idle deadline: the lines
+ * of script[1..nscript-1] (os.Args' shape: words, ";" between lines), or
+ * of the console when there is none. Returns the number of commands; *nerrs and *sum tally them.
  */
 long cmdserver_serve(int nscript, char **script, long *nerrs, long *sum)
 {
