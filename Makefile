@@ -100,6 +100,84 @@ ARCH_DIRS  := arch/$(ARCH)
 ARCH_FIRST :=
 ARCH_LAST  :=
 include arch/$(ARCH)/arch.mk
+# Where the kernel's own objects go: the board's build, shared by every
+# application built for it (the APP block below moves only what differs).
+OBJ_BUILD := $(BUILD)
+TRACE_CMDLINE := run=primes trace=4M
+TEST_ENV :=
+
+# ---- an application outside the tree (APP=path; docs/programs.md) --------
+#   make APP=path/to/app [BOARD=b] kernel | run | image | sdcard | debug | trace | test
+# The application is the folder's *.c files (its PROGRAMs and TESTs), with
+# the folder on their include path, and an optional app.mk setting:
+#   APP_NAME      its name (default: the folder's), [a-z0-9_-]
+#   APP_CMDLINE   the command line its image boots with when given none
+#                 (default: run=<APP_NAME>); make run/image use it too
+#   APP_CFLAGS    more flags for the application's files
+#   APP_SRC_DIRS  more folders of *.c files, relative to the application's
+# Its image goes into build/<board>-app-<name>/ and links the kernel's
+# objects from build/<board>/; gmk's own tests (tests/), benchmarks, demo
+# programs and examples are left out (APP_WITH_TESTS=1 keeps them). The
+# kernel's own image carries the examples (examples/*/), their TESTs
+# running with gmk's. The public
+# headers are include/ (the application's only include path besides its
+# own folder, gmk's and the C library's being for the kernel).
+APP ?=
+ifneq ($(APP),)
+APP_DIR := $(patsubst %/,%,$(APP))
+ifeq ($(wildcard $(APP_DIR)/*.c),)
+$(error APP=$(APP): no *.c files there (an application is a folder of C files; make new-app DIR=$(APP) writes one))
+endif
+APP_NAME := $(notdir $(abspath $(APP_DIR)))
+APP_CMDLINE = run=$(APP_NAME)
+APP_CFLAGS :=
+APP_SRC_DIRS :=
+ifneq ($(wildcard $(APP_DIR)/app.mk),)
+include $(APP_DIR)/app.mk
+endif
+ifneq ($(shell printf '%s' '$(APP_NAME)' | grep -xE '[a-z0-9_-]{1,32}'),$(APP_NAME))
+$(error APP_NAME '$(APP_NAME)': want 1-32 of [a-z0-9_-] (it names the build folder))
+endif
+$(foreach d,$(APP_SRC_DIRS),$(if $(filter ..,$(subst /, ,$(d))),$(error APP_SRC_DIRS: '$(d)' leaves the application's folder)))
+$(foreach d,$(APP_SRC_DIRS),$(if $(wildcard $(APP_DIR)/$(d)/.),,$(error APP_SRC_DIRS: no folder $(APP_DIR)/$(d))))
+APP_SRCS := $(wildcard $(APP_DIR)/*.c $(APP_SRC_DIRS:%=$(APP_DIR)/%/*.c))
+# (With gmk's tests it is another image: its own folder, so that neither
+# is left linked from the other's objects.)
+BUILD  := $(BUILD)-app-$(APP_NAME)$(if $(filter 1,$(APP_WITH_TESTS)),-with-tests)
+KERNEL := $(BUILD)/$(notdir $(KERNEL))
+# An application's build folder is its name's: one built from another
+# folder of that name starts afresh (its dependency files name the other's
+# sources).
+ifneq ($(shell cat $(BUILD)/app/.source 2>/dev/null),$(abspath $(APP_DIR)))
+$(shell rm -rf $(BUILD)/app && mkdir -p $(BUILD)/app && echo '$(abspath $(APP_DIR))' >$(BUILD)/app/.source)
+endif
+RUN_CMDLINE = $(APP_CMDLINE)
+TRACE_CMDLINE = trace=4M $(APP_CMDLINE)
+TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR))
+APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
+# The application's own files, where the kernel's image has them too.
+APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
+APP_OBJS := $(APP_SRCS:$(APP_DIR)/%=$(BUILD)/app/%.o) $(BUILD)/app/gmk_app_cmdline.c.o
+# Its include path: its own folder and the public headers (include/), none
+# of the kernel's (CFLAGS' -I folders are left out; the C library's stay).
+APP_CFLAGS_ALL = $(filter-out -I%,$(CFLAGS)) -Iinclude -I$(APP_DIR) $(APP_CFLAGS)
+$(BUILD)/app/%.c.o: $(APP_DIR)/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(APP_CFLAGS_ALL) -c $< -o $@
+# The default command line, in the image (kernel/main.c: gmk_app_cmdline).
+$(BUILD)/app/gmk_app_cmdline.c: Makefile $(wildcard $(APP_DIR)/app.mk)
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s' $(call shell_quote,$(APP_CMDLINE)) | \
+		sed 's/[\\"]/\\&/g; s/^/const char gmk_app_cmdline[] = "/; s/$$/";/' >$@ && echo >>$@
+$(BUILD)/app/gmk_app_cmdline.c.o: $(BUILD)/app/gmk_app_cmdline.c
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+endif
+# make new-app DIR=path: a working skeleton to start from.
+.PHONY: new-app
+new-app:
+	$(Q)tools/new-app $(call shell_quote,$(DIR))
+# ---- end of the application block ------------------------------------------
 
 # ---- sources -----------------------------------------------------------
 # BOARD_MAIN (board.mk): a board that is a Linux process names the file of
@@ -111,6 +189,7 @@ SRCS := $(filter-out $(ARCH_FIRST) $(ARCH_LAST),$(wildcard arch/$(ARCH)/*.c arch
         $(wildcard sched/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
         $(wildcard tests/programs/*.c tests/fixtures/*.c) \
+        $(wildcard examples/*/*.c) \
         $(wildcard tests/bench/*.c) \
         $(wildcard boards/platform/$(PLATFORM)/*.c boards/platform/$(PLATFORM)/*.S) \
         $(DRIVERS:%=kernel/%.c) \
@@ -120,8 +199,9 @@ SRCS := $(filter-out $(ARCH_FIRST) $(ARCH_LAST),$(wildcard arch/$(ARCH)/*.c arch
 ifeq ($(SAN),fuzz)
 SRCS := $(filter-out $(BOARD_MAIN),$(SRCS)) $(wildcard tests/fuzz/*.c)
 endif
-OBJS := $(patsubst %,$(BUILD)/%.o,$(ARCH_FIRST) $(SRCS) $(ARCH_LAST)) \
-	$(if $(BOARD_DTB),$(BUILD)/board-dtb.o)
+SRCS := $(filter-out $(APP_DROP),$(SRCS))
+OBJS := $(patsubst %,$(OBJ_BUILD)/%.o,$(ARCH_FIRST) $(SRCS) $(ARCH_LAST)) \
+	$(if $(BOARD_DTB),$(BUILD)/board-dtb.o) $(APP_OBJS)
 DEPS := $(OBJS:.o=.d)
 # The board as a library, without its main: the host tests (tests/host)
 # link the kernel's own spinlocks, panic, time and run queues from it.
@@ -133,7 +213,7 @@ CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-fno-omit-frame-pointer -fno-stack-protector -fno-strict-aliasing \
 	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
-	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic \
+	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic -Iinclude \
 	-MMD -MP -DGMK_BOARD=\"$(BOARD)\"
 
 # The screen console's font (kernel/dev/fbcon.c), converted to C at build
@@ -141,8 +221,8 @@ CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 # Debian's console-setup-linux. A board.mk may pick another 8-pixel-wide one.
 ifneq ($(filter dev/fbcon,$(DRIVERS)),)
 CONSOLE_FONT ?= /usr/share/consolefonts/Lat15-Terminus16.psf.gz
-FONT_SRC := $(BUILD)/gen/console_font.c
-OBJS += $(BUILD)/$(FONT_SRC).o
+FONT_SRC := $(OBJ_BUILD)/gen/console_font.c
+OBJS += $(OBJ_BUILD)/$(FONT_SRC).o
 endif
 
 CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS)
@@ -161,12 +241,12 @@ all: kernel
 # The kernel, and what its runner boots (an image, a DTB).
 kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
 
-$(BUILD)/%.c.o: %.c | $(DEPS_STAMP)
+$(OBJ_BUILD)/%.c.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/%.S.o: %.S | $(DEPS_STAMP)
+$(OBJ_BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
@@ -285,7 +365,7 @@ debug: deps
 		-- $(call shell_quote,$(value CMDLINE))
 
 test: deps
-	$(Q)tools/test-all
+	$(Q)$(TEST_ENV) tools/test-all
 
 # replay: one boot in deterministic mode (tools/run-qemu --deterministic:
 # single-threaded TCG with -icount), which repeats exactly: the same
@@ -329,9 +409,9 @@ trace: deps
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/trace-run --board $(BOARD) --smp '$(SMP)' $(if $(filter hex,$(TRACEOUT)),--hex) \
 		$(if $(GIC),--set GIC=$(GIC)) \
-		-- $(call shell_quote,$(if $(value CMDLINE),$(value CMDLINE),run=primes trace=4M))
+		-- $(call shell_quote,$(if $(value CMDLINE),$(value CMDLINE),$(TRACE_CMDLINE)))
 # The gdb script rides in the ELF (kernel/gdb_scripts.S .incbin's it).
-$(BUILD)/kernel/gdb_scripts.S.o: tools/gmk-gdb.py
+$(OBJ_BUILD)/kernel/gdb_scripts.S.o: tools/gmk-gdb.py
 .PHONY: trace
 
 # ---- the libFuzzer target (tests/fuzz/) on the hosted board --------------
@@ -360,7 +440,7 @@ host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host
 
 clean:
-	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-*
+	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-* build/*-app-*
 
 # The board's facts for the tools, one VAR=value a line (tools/lib/board.sh
 # reads them for every tool; no tool names a board).

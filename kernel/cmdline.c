@@ -188,6 +188,99 @@ const char *cmdline_skip_image_path(const char *line, bool path_first)
 	return p;
 }
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Is the word w (n bytes) exactly "--"? */
+static bool is_dashdash(const char *w, size_t n)
+{
+	return n == 2 && w[0] == '-' && w[1] == '-';
+}
+
+/* Is word w (n bytes) one of gmk's options, key=value with a known key? */
+static bool is_option_word(const char *w, size_t n)
+{
+	const char *eq = memchr(w, '=', n);
+
+	for (unsigned i = 0; eq && i < NOPTIONS; i++)
+		if (strlen(options[i].key) == (size_t)(eq - w) &&
+		    memcmp(options[i].key, w, (size_t)(eq - w)) == 0)
+			return true;
+	return false;
+}
+
+const char *cmdline_after_loader(const char *line)
+{
+	const char *p = line, *w;
+
+	if (!line)
+		return line;
+	while (is_space(*p))
+		p++;
+	for (w = p; *p && !is_space(*p); p++)
+		;
+	if (p == w || (!is_dashdash(w, (size_t)(p - w)) && is_option_word(w, (size_t)(p - w))))
+		return line;
+	for (p = line; *p;) {
+		while (is_space(*p))
+			p++;
+		for (w = p; *p && !is_space(*p); p++)
+			;
+		if (is_dashdash(w, (size_t)(p - w))) {
+			while (is_space(*p))
+				p++;
+			return p;
+		}
+	}
+	return line;
+}
+
+/*
+ * The program's arguments, after "--": words split at spaces, as a shell
+ * splits them; a part in '...' or "..." keeps its spaces (and the other
+ * kind of quote), quotes join with the text around them (a"b c" is one
+ * word, ab c), and "" is an empty argument. No escapes: a quote of one kind
+ * is written inside the other. Appends to ko->args; false with a message
+ * on an unterminated quote or too many arguments.
+ */
+static bool parse_args(const char *p, struct kernel_options *ko, char *err,
+		       unsigned errlen)
+{
+	char *out = ko->args;
+
+	for (;;) {
+		while (is_space(*p))
+			p++;
+		if (!*p)
+			return true;
+		if (ko->nargs == CMDLINE_ARGS_MAX) {
+			snprintf(err, errlen, "more than %d program arguments after '--'",
+				 CMDLINE_ARGS_MAX);
+			return false;
+		}
+		while (*p && !is_space(*p)) {
+			if (*p != '"' && *p != '\'') {
+				*out++ = *p++;
+				continue;
+			}
+			char q = *p++;
+			const char *end = strchr(p, q);
+			if (!end) {
+				snprintf(err, errlen, "program arguments: unterminated %c quote "
+					 "(a quote of one kind goes inside the other)", q);
+				return false;
+			}
+			memcpy(out, p, (size_t)(end - p));
+			out += end - p;
+			p = end + 1;
+		}
+		*out++ = '\0';	/* fits: the text is shorter than the line */
+		ko->nargs++;
+	}
+}
+
 bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 		   unsigned errlen)
 {
@@ -211,6 +304,17 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
 			p++;
 		size_t wlen = (size_t)(p - w);
+		if (is_dashdash(w, wlen)) {
+			/* The rest is the program's: no option follows it. */
+			if (!parse_args(p, ko, err, errlen))
+				return false;
+			if (!ko->run[0]) {
+				snprintf(err, errlen, "arguments after '--' but no run=<program> "
+					 "before it to take them");
+				return false;
+			}
+			break;
+		}
 		const char *eq = memchr(w, '=', wlen);
 		if (!eq) {
 			snprintf(err, errlen, "'%.*s': expected key=value", (int)wlen, w);

@@ -40,7 +40,14 @@ struct kernel_options {
 					   serial input (tools/serial-feed) */
 	uint32_t txcheck;		/* txcheck=1: the harness checks the
 					   serial output (tools/check-serial-out) */
+	/* What follows the word "--": the program's arguments (its argv[1..]),
+	 * each NUL-terminated, one after another; nargs of them. */
+	uint32_t nargs;
+	char args[CMDLINE_MAX + 1];
 };
+
+/* The most arguments a program takes after "--". */
+#define CMDLINE_ARGS_MAX 64
 
 extern struct kernel_options kopts;
 
@@ -63,6 +70,17 @@ bool cmdline_parse(const char *line, struct kernel_options *o,
  * so a stray first word is reported, never silently lost.
  */
 const char *cmdline_skip_image_path(const char *line, bool path_first);
+
+/*
+ * Where gmk's text starts in a line a loader may have put options of its
+ * own before (the Raspberry Pi firmware puts Linux options before
+ * cmdline.txt's text, which make image writes as "-- options"): after the
+ * first "--" word when the line starts with that word or with a word that
+ * is not one of gmk's options and holds a "--" word; otherwise the whole
+ * line, so that a later "--" is the program's arguments and a stray first
+ * word is reported, not dropped.
+ */
+const char *cmdline_after_loader(const char *line);
 
 /* A board's copy of a loader's line: the first CMDLINE_MAX + 1 bytes of
  * src (at most srcmax), NUL-terminated, into dst[CMDLINE_MAX + 2]. */

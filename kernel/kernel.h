@@ -15,22 +15,28 @@
 
 void kernel_main_g(void *arg);
 
-/* Programs that `run=<name>` starts (make run's demo is one). */
+/*
+ * Programs that `run=<name>` starts (make run's demo is one). The body of
+ * PROGRAM(name, "about") { ... } is its main: it sees argc and argv, Go's
+ * os.Args: argv[0] is the program's name, argv[1..argc-1] the words after
+ * "--" on the command line (docs/cmdline.md), argv[argc] NULL; it returns
+ * the exit status.
+ */
 struct program {
 	const char *name;
-	int (*main)(void);	/* returns the exit status */
+	int (*main)(int argc, char **argv);
 	const char *about;
 	/* 1 while it runs (program_start .. program_end): a program keeps
 	 * its state in statics, so one runs at most once at a time. */
 	volatile uint32_t *running;
 };
 #define PROGRAM(nm, about_)                                                \
-	static int program_fn_##nm(void);                                  \
+	static int program_fn_##nm(int argc, char **argv);                 \
 	static volatile uint32_t program_running_##nm;                     \
 	static const struct program program_##nm                           \
 		__attribute__((used, section("gmk_programs"), aligned(8))) = \
 		{ #nm, program_fn_##nm, about_, &program_running_##nm };   \
-	static int program_fn_##nm(void)
+	static int program_fn_##nm(int argc, char **argv)
 
 /* The registered program of that name (len bytes), or NULL. */
 const struct program *program_find(const char *name, unsigned long len);
@@ -38,6 +44,8 @@ void program_list(void);	/* print every program's name and about */
 /* Mark p running; false if it already is (the caller must not run it). */
 bool program_start(const struct program *p);
 void program_end(const struct program *p);
+/* Run p's main with the command line's arguments (argv[0] its name). */
+int program_main(const struct program *p);
 
 /* Run fn(arg) on every online core, in interrupt context on the others and
  * directly on this one; returns when all have finished. */

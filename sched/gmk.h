@@ -1,6 +1,7 @@
 /*
- * gmk.h: the one include for programs written against gmk the way one
- * writes Go: goroutines, channels, select and sync.
+ * gmk.h: the kernel's own tests and demos include this: the public API
+ * with the kernel's view of it (every internal header it rests on).
+ * Applications include include/gmk.h, the public API alone.
  *
  *   go(fn, arg)                      start a goroutine (sched/sched.h)
  *   go_copy(fn, &arg, sizeof arg)    ... with a copy of its argument

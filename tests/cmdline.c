@@ -159,3 +159,84 @@ TEST(cmdline_unknown_option_names_every_known_one)
 	snprintf(word, sizeof word, " %s)", cmdline_option_key(n - 1));
 	EXPECT(strstr(err, word) != NULL);
 }
+
+/* The words after "--" are the program's argv[1..], split as a shell
+ * splits them (docs/cmdline.md); the options before it are unchanged. */
+TEST(cmdline_passes_the_words_after_dashdash_to_the_program)
+{
+	static struct kernel_options o;
+	static const char *const want[] = { "jobs=20000", "b c", "d'e", "fg hi", "", "--", "x" };
+	char err[160] = "";
+
+	ASSERT(cmdline_parse("run=workers seed=3 -- jobs=20000  'b c' \"d'e\" f\"g h\"i \"\" -- x",
+			     &o, err, sizeof err));
+	EXPECT(strcmp(o.run, "workers") == 0);
+	EXPECT_EQ(o.seed, 3);
+	ASSERT_EQ(o.nargs, sizeof want / sizeof want[0]);
+	const char *a = o.args;
+	for (unsigned i = 0; i < o.nargs; a += strlen(a) + 1, i++)
+		if (strcmp(a, want[i]) != 0)
+			test_fail(__FILE__, __LINE__, "argv[%u] is \"%s\", want \"%s\"", i + 1, a,
+				  want[i]);
+	ASSERT(cmdline_parse("run=workers --", &o, err, sizeof err));
+	EXPECT_EQ(o.nargs, 0);
+	ASSERT(cmdline_parse("run=workers", &o, err, sizeof err));
+	EXPECT_EQ(o.nargs, 0);
+}
+
+TEST(cmdline_refuses_bad_program_arguments)
+{
+	static const struct { const char *line, *must_name; } bad[] = {
+		{ "jobs=20000", "unknown option 'jobs'" },	/* an argument is not an option */
+		{ "run=workers jobs=20000", "unknown option 'jobs'" },
+		{ "-- jobs=20000", "no run=" },
+		{ "test=* -- a", "no run=" },
+		{ "run=x -- 'a b", "unterminated ' quote" },
+		{ "run=x -- a\"b", "unterminated \" quote" },
+	};
+	static struct kernel_options o;
+	static char many[CMDLINE_MAX];
+	char err[160];
+
+	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		if (cmdline_parse(bad[i].line, &o, err, sizeof err)) {
+			test_fail(__FILE__, __LINE__, "accepted \"%s\"", bad[i].line);
+			continue;
+		}
+		if (!strstr(err, bad[i].must_name))
+			test_fail(__FILE__, __LINE__, "\"%s\": error \"%s\" does not name \"%s\"",
+				  bad[i].line, err, bad[i].must_name);
+	}
+	int n = snprintf(many, sizeof many, "run=x --");
+	for (int i = 0; i < CMDLINE_ARGS_MAX; i++)
+		n += snprintf(many + n, sizeof many - (size_t)n, " a");
+	ASSERT(cmdline_parse(many, &o, err, sizeof err));
+	EXPECT_EQ(o.nargs, CMDLINE_ARGS_MAX);
+	snprintf(many + n, sizeof many - (size_t)n, " b");
+	ASSERT(!cmdline_parse(many, &o, err, sizeof err));
+	EXPECT(strstr(err, "more than 64") != NULL);
+}
+
+/* A loader's options before "--" (a Raspberry Pi's firmware's) are
+ * skipped; a line that starts with gmk's options keeps its "--" for the
+ * program's arguments. */
+TEST(cmdline_skips_a_loaders_options_before_dashdash)
+{
+	static const struct { const char *line, *gmk; } cases[] = {
+		{ "coherent_pool=1M 8250.nr_uarts=1 console=ttyS0 -- run=x -- a b", "run=x -- a b" },
+		{ "-- run=x", "run=x" },
+		{ "  --  test=*", "test=*" },
+		{ "run=x -- a -- b", "run=x -- a -- b" },
+		{ "bogus=1 run=x", "bogus=1 run=x" },	/* no "--": refused whole */
+		{ "video=hdmi --", "" },
+		{ "", "" },
+	};
+
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *got = cmdline_after_loader(cases[i].line);
+		if (strcmp(got, cases[i].gmk) != 0)
+			test_fail(__FILE__, __LINE__, "\"%s\": gmk's part is \"%s\", want \"%s\"",
+				  cases[i].line, got, cases[i].gmk);
+	}
+}

@@ -36,7 +36,7 @@ static void job(void *arg)
 {
 	const struct program *p = arg;
 	uint64_t t0 = nanotime();
-	int status = p->main();
+	int status = program_main(p);
 
 	printf("[%s exited with status %d after %llu ms]\n", p->name, status,
 	       (unsigned long long)((nanotime() - t0) / NSEC_PER_MSEC));

@@ -233,11 +233,8 @@ void board_early_init(uintptr_t bootarg)
 
 	const char *args = fdt_prop_string(&arm64_dt, chosen(), "bootargs");
 	/* A Raspberry Pi's firmware puts Linux options of its own before
-	 * cmdline.txt's text; gmk's options follow the last "--" word when
-	 * there is one (make image writes cmdline.txt as "-- options"). */
-	for (const char *p = args; p && (p = strstr(p, "--")); p += 2)
-		if ((p == args || p[-1] == ' ') && (p[2] == ' ' || p[2] == 0))
-			args = p[2] ? p + 3 : p + 2;
+	 * cmdline.txt's text (make image writes it as "-- options"). */
+	args = cmdline_after_loader(args);
 	cmdline_copy(cmdline, args, SIZE_MAX);	/* longer: cmdline_parse refuses it */
 
 	counter_hz = gtimer_freq();	/* 62.5 MHz on QEMU, 19.2/54 MHz on a Pi 3/4 */

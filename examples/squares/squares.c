@@ -1,7 +1,7 @@
-/* The README's example program, kept here so that it compiles and runs:
- * make run CMDLINE="run=squares" */
+/* The README's example: an application (make run APP=examples/squares),
+ * also in the kernel's own image (make run CMDLINE="run=squares"). */
 #include <stdio.h>
-#include "sched/gmk.h"
+#include "gmk.h"
 
 struct job { chan_t in, out; struct waitgroup *wg; };
 

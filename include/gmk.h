@@ -1,0 +1,167 @@
+/*
+ * gmk.h: the public API, all an application includes (docs/programs.md).
+ * An application is built with include/ and its own folder as its only
+ * include path (make APP=...), so no scheduler internal is in reach; the
+ * C library's headers (stdio.h, string.h, ...) come with the toolchain.
+ *
+ *   goroutines      go, go_copy, go_value, go_stack, gosched, goexit, goid,
+ *                   sched_nprocs                       (Go's go, runtime)
+ *   channels        chan_make, chan_send, chan_recv, chan_close, chan_free,
+ *                   chan_select with SELECT_SEND/RECV/AFTER  (chan, select)
+ *   time            time_now, sleep_ns, time_newtimer, time_newticker,
+ *                   time_after, time_afterfunc, NSEC_PER_*     (time)
+ *   sync            struct mutex, rwmutex, waitgroup, once, cond, pool;
+ *                   struct semaphore (x/sync/semaphore)        (sync)
+ *   context         context_background, context_with_*, context_done, ...
+ *   errgroup        struct errgroup, errgroup_go, errgroup_wait, ...
+ *   the console     printf (the C library), console_read with a deadline,
+ *                   console_write_now
+ *   memory          kmalloc, kmalloc_try, kfree
+ *   programs        PROGRAM(name, "about") { ... argc, argv ... }
+ *   tests           gmk_test.h: TEST, ASSERT_*, EXPECT_*
+ *
+ * The types an application declares itself (a mutex, a WaitGroup, an
+ * errgroup, ...) are valid zero-filled, as Go's zero values; their
+ * insides are the kernel's (sched/), here only as storage of the same
+ * size and alignment, checked by public_types_have_the_kernels_layout
+ * (tests/public.c). The functions' prototypes are checked against the
+ * kernel's own by compiling this file after them (tests/public_check.c,
+ * GMK_PUBLIC_CHECK).
+ */
+#ifndef GMK_PUBLIC_H
+#define GMK_PUBLIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Headers of the kernel that hold nothing but public things, taken from
+ * where they live (so that they are written once): channels and select,
+ * sync.Pool, kmalloc, and PROGRAM. */
+#include "../sched/chan.h"
+#include "../sched/pool.h"
+#include "../kernel/kmalloc.h"
+#include "../kernel/kernel.h"
+
+#ifndef GMK_PUBLIC_CHECK
+/* ---- types and macros (the kernel's own, where GMK_PUBLIC_CHECK) ---- */
+
+#define NSEC_PER_USEC 1000ull
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC  1000000000ull
+#define TIME_NEVER ((uint64_t)INT64_MAX)	/* a deadline that never comes */
+
+/* go_copy with a struct literal: go_value(fn, struct job, .id = i). */
+#define go_value(fn, type, ...) go_copy((fn), &(type){ __VA_ARGS__ }, sizeof(type))
+
+/* sync: storage for the kernel's types (sched/sync.h); zero is ready. */
+struct mutex { uint32_t private_[2]; };
+struct rwmutex { uint32_t private_[6]; };
+struct waitgroup { uint64_t private_[2]; };
+struct once { uint32_t private_[3]; };
+struct cond {
+	struct mutex *L;		/* held around cond_wait; set before use */
+	uint64_t private_[5];
+};
+#define COND_INIT(mu) { .L = (mu) }
+
+/* x/sync/semaphore: SEMAPHORE_INIT(n) or semaphore_init. */
+struct semaphore {
+	int64_t size;
+	uint64_t private_[4];
+};
+#define SEMAPHORE_INIT(n) { .size = (n) }
+
+/* x/sync/errgroup: zero is ready. */
+struct errgroup { uint64_t private_[6]; };
+
+/* A Timer's or Ticker's channel is C; the rest is the kernel's, which
+ * allocates them (time_newtimer, time_newticker): never declare one. */
+struct time_timer { chan_t C; };
+struct time_ticker { chan_t C; };
+
+/* context's errors (Err()). */
+#define CONTEXT_CANCELED		(-125)
+#define CONTEXT_DEADLINE_EXCEEDED	(-110)
+struct context;
+
+/* console_read's errors. */
+#define CONSOLE_ERR_TIMEOUT	(-1L)
+#define CONSOLE_ERR_NOINPUT	(-2L)
+
+void waitgroup_add(struct waitgroup *wg, int32_t delta);
+static inline void waitgroup_done(struct waitgroup *wg) { waitgroup_add(wg, -1); }
+#endif /* GMK_PUBLIC_CHECK */
+
+/* ---- goroutines (Go's go statement, runtime) ---- */
+uint64_t go(void (*fn)(void *), void *arg);
+uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size);
+uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes);
+uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes);
+void gosched(void);
+__attribute__((noreturn)) void goexit(void);
+uint64_t goid(void);
+uint32_t sched_nprocs(void);
+
+/* ---- time ---- */
+uint64_t time_now(void);	/* ns since boot, monotonic (Go's time.Now's) */
+void sleep_ns(uint64_t ns);
+struct time_timer *time_newtimer(uint64_t ns);
+struct time_timer *time_afterfunc(uint64_t ns, void (*fn)(void *), void *arg);
+bool time_timer_stop(struct time_timer *t);
+bool time_timer_reset(struct time_timer *t, uint64_t ns);
+void time_timer_free(struct time_timer *t);
+struct time_ticker *time_newticker(uint64_t ns);
+void time_ticker_stop(struct time_ticker *tk);
+void time_ticker_reset(struct time_ticker *tk, uint64_t ns);
+void time_ticker_free(struct time_ticker *tk);
+chan_t time_after(uint64_t ns);
+
+/* ---- sync ---- */
+void mutex_lock(struct mutex *m);
+bool mutex_trylock(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+void rwmutex_rlock(struct rwmutex *rw);
+void rwmutex_runlock(struct rwmutex *rw);
+void rwmutex_lock(struct rwmutex *rw);
+void rwmutex_unlock(struct rwmutex *rw);
+void waitgroup_wait(struct waitgroup *wg);
+void once_do(struct once *o, void (*fn)(void *), void *arg);
+void cond_init(struct cond *c, struct mutex *L);
+void cond_wait(struct cond *c);
+void cond_signal(struct cond *c);
+void cond_broadcast(struct cond *c);
+void semaphore_init(struct semaphore *s, int64_t size);
+int semaphore_acquire(struct semaphore *s, struct context *ctx, int64_t n);
+bool semaphore_try_acquire(struct semaphore *s, int64_t n);
+void semaphore_release(struct semaphore *s, int64_t n);
+
+/* ---- context ---- */
+struct context *context_background(void);
+struct context *context_with_cancel(struct context *parent);
+struct context *context_with_deadline(struct context *parent, uint64_t when);
+struct context *context_with_timeout(struct context *parent, uint64_t ns);
+struct context *context_with_value(struct context *parent, const void *key, void *val);
+void context_cancel(struct context *ctx);
+chan_t context_done(struct context *ctx);
+int context_err(struct context *ctx);
+bool context_deadline(struct context *ctx, uint64_t *when);
+void *context_value(struct context *ctx, const void *key);
+struct context *context_retain(struct context *ctx);
+void context_release(struct context *ctx);
+const char *context_errstr(int err);
+
+/* ---- errgroup ---- */
+struct context *errgroup_with_context(struct errgroup *g, struct context *parent);
+void errgroup_set_limit(struct errgroup *g, int32_t n);
+void errgroup_go(struct errgroup *g, int (*fn)(void *), void *arg);
+bool errgroup_trygo(struct errgroup *g, int (*fn)(void *), void *arg);
+int errgroup_wait(struct errgroup *g);
+
+/* ---- the console (printf and friends: the C library) ---- */
+long console_read(void *buf, size_t len);
+void console_set_read_deadline(uint64_t deadline);
+void console_write(const char *s, size_t n);
+void console_write_now(const char *s, size_t n);
+
+#endif
