@@ -46,6 +46,9 @@ bool program_start(const struct program *p);
 void program_end(const struct program *p);
 /* Run p's main with the command line's arguments (argv[0] its name). */
 int program_main(const struct program *p);
+/* Run p's main with argv[1..nargs] = args[0..nargs-1] (argv[0] its name;
+ * the shell's run gives the words typed after the program's name). */
+int program_main_args(const struct program *p, int nargs, char **args);
 
 /* Run fn(arg) on every online core, in interrupt context on the others and
  * directly on this one; returns when all have finished. */

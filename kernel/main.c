@@ -188,6 +188,20 @@ int program_main(const struct program *p)
 	return p->main((int)kopts.nargs + 1, argv);
 }
 
+int program_main_args(const struct program *p, int nargs, char **args)
+{
+	char *argv[CMDLINE_ARGS_MAX + 2];
+
+	if (nargs < 0 || nargs > CMDLINE_ARGS_MAX)
+		panic("program_main_args: %d arguments for %s (0 to %d)", nargs,
+		      p->name, CMDLINE_ARGS_MAX);
+	argv[0] = (char *)p->name;
+	for (int i = 0; i < nargs; i++)
+		argv[i + 1] = args[i];
+	argv[nargs + 1] = NULL;
+	return p->main(nargs + 1, argv);
+}
+
 static void program_names(void)
 {
 	for (const struct program *p = __start_gmk_programs; p < __stop_gmk_programs; p++)

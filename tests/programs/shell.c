@@ -7,7 +7,8 @@
  *   help                 the commands and the programs
  *   ps                   goroutines with status and wait reason
  *   sched                one schedtrace line and the per-P counters
- *   run <program>        start a registered program in a new G
+ *   run <program> [args] start a registered program in a new G, its argv
+ *                        the words after its name
  *   bench <name>[/N]     run benchmarks (bench= syntax) and wait for them
  *   sleep <ms>           wait (typed input waits, none is lost)
  *   exit [status]        wait for the programs `run` started, then leave
@@ -29,14 +30,27 @@
 #define SHELL_PROMPT	"gmk> "
 #define SHELL_SLEEP_MAX_MS 3600000	/* an hour */
 
+#define SHELL_RUN_ARGS	16	/* words after run's program name, at most */
+
 static struct waitgroup jobs;
 static volatile uint32_t njobs;
 
+/* A job's program and its arguments, copied out of the line (the next
+ * line reuses it); the job frees it. */
+struct job {
+	const struct program *p;
+	int nargs;
+	char *args[SHELL_RUN_ARGS];
+	char words[SHELL_LINE_MAX];
+};
+
 static void job(void *arg)
 {
-	const struct program *p = arg;
+	struct job *j = arg;
+	const struct program *p = j->p;
 	uint64_t t0 = nanotime();
-	int status = program_main(p);
+	int status = program_main_args(p, j->nargs, j->args);
+	kfree(j);
 
 	printf("[%s exited with status %d after %llu ms]\n", p->name, status,
 	       (unsigned long long)((nanotime() - t0) / NSEC_PER_MSEC));
@@ -51,7 +65,8 @@ static void help(void)
 	       "  help              this list\n"
 	       "  ps                goroutines, status, wait reason\n"
 	       "  sched             scheduler state and per-P counters\n"
-	       "  run <program>     start a program in new goroutines\n"
+	       "  run <program> [args]  start a program in new goroutines, its\n"
+	       "                    arguments the words after its name\n"
 	       "  bench <name>[/N]  run benchmarks (all, spawn, yield, ...)\n"
 	       "  sleep <ms>        wait, reading no input meanwhile\n"
 	       "  exit [status]     wait for running programs, then leave\n"
@@ -144,7 +159,7 @@ static long whole_number(const char *s, long max)
 
 /* How many words each command takes after its name, at most. */
 static const struct { const char *name; int maxargs; } commands[] = {
-	{ "help", 0 }, { "ps", 0 }, { "sched", 0 }, { "run", 1 }, { "bench", 1 },
+	{ "help", 0 }, { "ps", 0 }, { "sched", 0 }, { "run", 1 + SHELL_RUN_ARGS }, { "bench", 1 },
 	{ "sleep", 1 }, { "exit", 1 },
 };
 
@@ -174,6 +189,15 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 			if (strcmp(cmd, commands[i].name) == 0)
 				maxargs = commands[i].maxargs;
+		/* run's words after the program's name are its arguments. */
+		char *args[SHELL_RUN_ARGS];
+		int nargs = 0;
+		if (maxargs > 1 && extra) {
+			args[nargs++] = extra;
+			while (nargs < maxargs - 1 && (args[nargs] = word(&rest)) != NULL)
+				nargs++;
+			extra = word(&rest);
+		}
 		char *surplus = maxargs == 0 ? arg : extra;
 		if (maxargs < 0) {
 			printf("%s: unknown command (try help)\n", cmd);
@@ -197,9 +221,24 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit
 				printf("run: %s is already running\n", p->name);
 				continue;
 			}
+			struct job *j = kmalloc(sizeof *j);
+			if (!j) {
+				printf("run: out of memory\n");
+				program_end(p);
+				continue;
+			}
+			j->p = p;
+			j->nargs = nargs;
+			char *w = j->words;
+			for (int i = 0; i < nargs; i++) {
+				size_t n = strlen(args[i]) + 1;
+				memcpy(w, args[i], n);
+				j->args[i] = w;
+				w += n;
+			}
 			atomic_xadd32(&njobs, 1);
 			waitgroup_add(&jobs, 1);
-			uint64_t id = go(job, (void *)p);
+			uint64_t id = go(job, j);
 			printf("[%s started: goroutine %llu]\n", p->name, (unsigned long long)id);
 		} else if (strcmp(cmd, "bench") == 0) {
 			if (!arg) {
