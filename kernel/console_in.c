@@ -75,7 +75,8 @@ static void put(uint8_t c)
 	uint32_t t = tail;
 	ring[t % CONSOLE_RX_RING] = c;
 	atomic_store32(&tail, t + 1);	/* store-release: the byte first */
-	console_rx_bytes++;
+	/* One writer (under rx_lock); readers poll it lock-free. */
+	atomic_store64(&console_rx_bytes, console_rx_bytes + 1);
 	if (pushed++ == 0)		/* the interrupt's first byte */
 		atomic_store64(&console_rx_irq_ns, nanotime());
 }

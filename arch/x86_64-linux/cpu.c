@@ -210,6 +210,8 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	host_irq_masked = 1;		/* as the CPU clears IF */
+	if (bit == HOST_IRQ_DEV)	/* taken now: the idle wait need not */
+		atomic_store32(&host_cores[host_this_cpu->id].dev_pending, 0);
 	struct trapframe tf;
 	frame_from_uc(&tf, ucv, irq_vector(bit), true);
 	irq_uc = ucv;
@@ -297,7 +299,7 @@ void arch_wait_for_interrupt(void)
 		uint64_t dl = h->deadline;
 		timer = (p & HOST_IRQ_TIMER) || (dl && arch_counter() >= dl);
 		ipi = (p & HOST_IRQ_IPI) || atomic_load32(&c->ipi_pending);
-		if (timer || ipi || (p & HOST_IRQ_DEV))
+		if (timer || ipi || (p & HOST_IRQ_DEV) || atomic_load32(&h->dev_pending))
 			break;
 		struct timespec ts, *tsp = NULL;
 		if (dl) {
@@ -324,7 +326,7 @@ void arch_wait_for_interrupt(void)
 		h->deadline = 0;	/* consumed, as the hardware's one-shot */
 		irq_take_here(HOST_VEC_TIMER);
 	}
-	if (p & HOST_IRQ_DEV)
+	if ((p & HOST_IRQ_DEV) | atomic_xchg32(&h->dev_pending, 0))
 		irq_take_here(HOST_VEC_DEV);
 	if ((p & HOST_IRQ_IPI) || atomic_load32(&c->ipi_pending))
 		irq_take_here(HOST_VEC_IPI);
@@ -362,12 +364,20 @@ void host_core_kick(unsigned id)
 		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_IPI);
 }
 
-/* A device's interrupt: its signal to the core's thread. Masked or idle,
- * the handler records it (host_irq_pending) and bumps the futex word, so
- * that an idle wait ends and takes it. */
+/* A device's interrupt, as host_core_kick sends an IPI: marked pending in
+ * the core's host_core (full barrier), then a core asleep in
+ * arch_wait_for_interrupt is woken by its futex and takes it there; a
+ * running one gets the signal (masked, its handler records it for the
+ * unmask). Not the signal alone to a sleeper: ThreadSanitizer runs a
+ * handler only at the thread's next call it intercepts, which a core
+ * blocked in the futex with no deadline never makes. */
 void host_core_raise_dev(unsigned id)
 {
-	syscall(SYS_tgkill, getpid(), host_cores[id].tid, HOST_SIG_DEV);
+	struct host_core *h = &host_cores[id];
+
+	atomic_xchg32(&h->dev_pending, 1);
+	if (!core_wake(h))
+		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_DEV);
 }
 
 /* ---- faults -------------------------------------------------------------- */

@@ -30,6 +30,7 @@ struct host_core {
 	pid_t tid;			/* the core's thread */
 	volatile uint32_t wake;		/* futex: bumped by every IPI */
 	volatile uint32_t sleeping;	/* in arch_wait_for_interrupt */
+	volatile uint32_t dev_pending;	/* a device interrupt raised, not yet taken */
 	/* The deadline the POSIX timer is armed for, arch_counter units; 0
 	 * none or fired. Cleared by the tick signal (irq_handler): a re-arm
 	 * for the same deadline after it fired must arm again. */
