@@ -43,6 +43,10 @@ void board_cpu_init(void);
 
 /* Polled console output of one byte (no locking: kernel/console.c locks). */
 void board_putc(char c);
+/* Optional, for a board that gathers board_putc's bytes (the hosted one:
+ * one write(2) per line): the end of a piece of output, which goes out
+ * now even without its newline (a prompt, an echoed key). */
+void board_putc_flush(void) __attribute__((weak));
 
 /* Send the IPI interrupt to core id. The kernel's mailbox (cpu->ipi_pending)
  * says why; the board only raises the interrupt. */

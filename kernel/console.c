@@ -195,6 +195,8 @@ static void emit(struct wctx *w, const char *s, size_t n)
 					board_putc('\r');
 				board_putc(s[i]);
 			}
+			if (board_putc_flush)
+				board_putc_flush();
 			return;
 		}
 		uint32_t need = (uint32_t)(n + newlines(s, n));

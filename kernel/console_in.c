@@ -31,6 +31,12 @@ static uint8_t ring[CONSOLE_RX_RING];
 static volatile uint32_t head;		/* reader: next byte to take */
 static volatile uint32_t tail;		/* interrupt: next free slot */
 static volatile uint32_t pushed;	/* bytes since the last interrupt end */
+/* The line ended (the receiver's closed): set by the interrupt handler
+ * under rx_lock after its last put (store-release), cleared by attach.
+ * closed_news: set with it, for kernel_console_interrupt to wake the
+ * reader once (the interrupt's core only, as pushed). */
+static volatile uint32_t closed;
+static volatile uint32_t closed_news;
 
 static const struct console_rx_ops *volatile rxops;
 /* 1: the ring filled, the receive interrupt is off. Written under
@@ -50,6 +56,7 @@ const struct console_rx_ops *console_rx_attach(const struct console_rx_ops *ops)
 		old->irq(false);	/* its bytes wait in it meanwhile */
 	rxops = ops;
 	atomic_store32(&throttled, 0);
+	atomic_store32(&closed, 0);	/* a new line: its receiver says if it ended */
 	if (ops)
 		ops->irq(true);
 	console_rx_irq_enabled = ops != NULL;
@@ -68,7 +75,8 @@ static void put(uint8_t c)
 	uint32_t t = tail;
 	ring[t % CONSOLE_RX_RING] = c;
 	atomic_store32(&tail, t + 1);	/* store-release: the byte first */
-	console_rx_bytes++;
+	/* One writer (under rx_lock); readers poll it lock-free. */
+	atomic_store64(&console_rx_bytes, console_rx_bytes + 1);
 	if (pushed++ == 0)		/* the interrupt's first byte */
 		atomic_store64(&console_rx_irq_ns, nanotime());
 }
@@ -90,8 +98,13 @@ void console_rx_interrupt(void)
 			bool overrun = false;
 			int c = ops->get(&overrun);
 			lost += overrun;
-			if (c < 0)
+			if (c < 0) {
+				if (ops->closed && !atomic_load32(&closed) && ops->closed()) {
+					atomic_store32(&closed, 1);	/* store-release: the puts first */
+					closed_news = 1;
+				}
 				goto out;
+			}
 			put((uint8_t)c);
 		}
 		/* Full: the rest waits in the UART and on the line. */
@@ -144,11 +157,17 @@ size_t console_rx_buffered(void)
 	return atomic_load32(&tail) - atomic_load32(&head);
 }
 
+bool console_rx_closed(void)
+{
+	return atomic_load32(&closed) != 0;	/* load-acquire: the last bytes */
+}
+
 void kernel_console_interrupt(struct trapframe *tf)
 {
-	if (!pushed)
+	if (!pushed && !closed_news)
 		return;
 	pushed = 0;
+	closed_news = 0;
 	sched_console_rx_ready();
 	netpoll_kick(tf);	/* may not return */
 }

@@ -15,6 +15,12 @@
  * overran: a sender that ignores the flow control) are reported on the
  * console at once, "console: N input bytes dropped".
  *
+ * A line that can end (the hosted board's standard input, at its end of
+ * file) says so through the receiver's `closed`: once every byte before
+ * the end is in the ring, readers get the end instead of waiting for
+ * bytes that will never come (console_rx_closed). A UART's line never
+ * ends; its receiver has no `closed`.
+ *
  * A board whose UART interrupts on receive:
  *   once, to turn receive interrupts on:    console_rx_attach(&ops)
  *   in its interrupt handler:               console_rx_interrupt()
@@ -41,6 +47,10 @@ struct console_rx_ops {
 	 * console_in serialises the calls, the driver its register against
 	 * its transmit side. */
 	void (*irq)(bool on);
+	/* Optional: true once the line has ended and get has returned its
+	 * last byte (get returns -1 for good). Read when get returns -1;
+	 * the receiver interrupts once more at the end, so that it is read. */
+	bool (*closed)(void);
 };
 
 /* The board, once the UART's interrupt is routed: turns the receive
@@ -54,6 +64,10 @@ void console_rx_interrupt(void);
 
 size_t console_rx_take(void *buf, size_t n);	/* one reader at a time */
 size_t console_rx_buffered(void);
+/* The line has ended: every byte it brought is in the ring (load-acquire:
+ * a console_rx_take after a true answer sees them all). Cleared when a
+ * receiver is attached. */
+bool console_rx_closed(void);
 
 struct trapframe;
 /* The board's UART interrupt, after the controller is acknowledged: may

@@ -5,9 +5,12 @@
  * line). Entry format (gdb manual, "The .debug_gdb_scripts section"): byte
  * 4 = inline Python, the script's name on the first line, the text, NUL.
  * Not loaded into memory (no "a" flag), so it costs the image nothing.
- * Assembler directives only, the same on every arch.
+ * Retained ("R"): the hosted board links with the toolchain's own script
+ * and --gc-sections, which would drop a section nothing refers to (the
+ * other boards' scripts KEEP it). Assembler directives only, the same on
+ * every arch.
  */
-	.pushsection .debug_gdb_scripts, "MS", %progbits, 1
+	.pushsection .debug_gdb_scripts, "MSR", %progbits, 1
 	.byte	4
 	.ascii	"gmk-gdb.py\n"
 	.incbin	"tools/gmk-gdb.py"

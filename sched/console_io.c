@@ -87,6 +87,12 @@ long console_read(void *buf, size_t len)
 			r = CONSOLE_ERR_NOINPUT;
 			break;
 		}
+		if (console_rx_closed()) {
+			/* Ended: the bytes before the end are in the ring now. */
+			got = console_rx_take(buf, len);
+			r = got ? (long)got : CONSOLE_ERR_EOF;
+			break;
+		}
 		if (poll_wait(&console_pd, 'r') == POLL_ERR_TIMEOUT) {
 			r = CONSOLE_ERR_TIMEOUT;
 			break;

@@ -6,7 +6,11 @@
  *   long n = console_read(buf, len);   >= 1 bytes, blocking; or
  *                                      CONSOLE_ERR_TIMEOUT after the read
  *                                      deadline, CONSOLE_ERR_NOINPUT on a
- *                                      board without receive interrupts
+ *                                      board without receive interrupts,
+ *                                      CONSOLE_ERR_EOF once every byte of
+ *                                      an input that ended was read (the
+ *                                      hosted board's stdin; a UART's
+ *                                      line never ends)
  *   console_set_read_deadline(t)       absolute nanotime(), 0 = none (Go's
  *                                      SetReadDeadline); bytes that come
  *                                      after a timeout wait in the ring
@@ -23,6 +27,7 @@
 
 #define CONSOLE_ERR_TIMEOUT	(-1L)
 #define CONSOLE_ERR_NOINPUT	(-2L)
+#define CONSOLE_ERR_EOF		(-3L)	/* the input ended (Go's io.EOF) */
 
 long console_read(void *buf, size_t len);
 void console_set_read_deadline(uint64_t deadline);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/atomic.h"
 #include "kernel/console_in.h"
 #include "kernel/test.h"
 #include "sched/console_io.h"
@@ -98,6 +99,7 @@ TEST_INPUT(console_read_latency_with_every_p_busy_is_within_a_slice)
 	uint32_t n = sched_nprocs();
 	uint64_t slice = sched_slice_ns();
 
+	test_needs_async_preempt();	/* the spinners */
 	for (int round = 0; round < LAT_ROUNDS; round++) {
 		memset(&a, 0, sizeof a);
 		a.done = chan_make(0, 1);
@@ -164,12 +166,12 @@ TEST_INPUT(console_read_deadline_times_out_and_later_bytes_are_kept)
 
 	/* Bytes that come after the timeout, with no reader, wait. */
 	console_set_read_deadline(0);
-	uint64_t before = console_rx_bytes;
+	uint64_t before = atomic_load64(&console_rx_bytes);
 	printf("# send: late\n");
 	uint64_t end = nanotime() + 10 * NSEC_PER_SEC;
-	while (console_rx_bytes < before + 4 && nanotime() < end)
+	while (atomic_load64(&console_rx_bytes) < before + 4 && nanotime() < end)
 		sleep_ns(NSEC_PER_MSEC);
-	ASSERT_EQ(console_rx_bytes, before + 4);
+	ASSERT_EQ(atomic_load64(&console_rx_bytes), before + 4);
 	ASSERT_EQ(read_full(buf, 4), 4);
 	ASSERT(memcmp(buf, "late", 4) == 0);
 

@@ -3,7 +3,9 @@
 # Loaded by gdb from gmk.elf's .debug_gdb_scripts section (kernel/gdb_scripts.S
 # embeds this file), once gdb trusts the directory:
 #   gdb-multiarch -iex 'add-auto-load-safe-path .' build/<board>/gmk.elf
-# (make debug prints that line). Or by hand: (gdb) source tools/gmk-gdb.py
+# (make debug prints that line; on the hosted board it runs gdb so, on
+# build/hosted/gmk, whose cores are its threads). Or by hand:
+# (gdb) source tools/gmk-gdb.py
 #
 #   info goroutines      every live G: id, status, wait reason, M/P, entry, pc
 #   goroutine N bt       backtrace of G N from its saved context (the
@@ -169,10 +171,34 @@ def running_on(gp):
     return mp if int(mp["curg"]) == int(gp) else None
 
 
+def core_of_thread(t):
+    """The core gdb thread t is, or None. Under QEMU the threads are its
+    vCPUs in order: thread N is core N-1. On the hosted board they are
+    the process's threads, one per core among others (the stdin reader):
+    the core is the one whose host_cores[].tid is the thread's LWP."""
+    try:
+        hc = val("host_cores")
+    except gdb.error:
+        return t.num - 1
+    for i in range(int(val("ncpus"))):
+        if int(hc[i]["tid"]) == t.ptid[1]:
+            return i
+    return None
+
+
+def thread_of_core(core):
+    for t in gdb.selected_inferior().threads():
+        if core_of_thread(t) == core:
+            return t
+    return None
+
+
 def current_g():
     """The G running on the selected core, from its struct cpu (percpu.h)."""
     try:
-        core = gdb.selected_thread().num - 1
+        core = core_of_thread(gdb.selected_thread())
+        if core is None:
+            return 0
         mp = val("cpus")[core]["m"]
         if int(mp) and int(mp["curg"]):
             return int(mp["curg"])
@@ -229,19 +255,18 @@ class GoroutineCmd(gdb.Command):
             self.bt_saved(gp)
 
     def bt_on_core(self, gp, mp):
-        # QEMU's gdb threads are its vCPUs in order: thread N is core N-1.
         core = int(mp["cpu"]["id"])
         old = gdb.selected_thread()
-        for t in gdb.selected_inferior().threads():
-            if t.num == core + 1:
-                t.switch()
-                try:
-                    print("goroutine %d is running on core %d:" % (int(gp["goid"]), core))
-                    walk(gdb.newest_frame())
-                finally:
-                    old.switch()
-                return
-        raise gdb.GdbError("goroutine %d runs on core %d, which gdb does not see" % (int(gp["goid"]), core))
+        t = thread_of_core(core)
+        if t is None:
+            raise gdb.GdbError("goroutine %d runs on core %d, which gdb does not see"
+                               % (int(gp["goid"]), core))
+        t.switch()
+        try:
+            print("goroutine %d is running on core %d:" % (int(gp["goid"]), core))
+            walk(gdb.newest_frame())
+        finally:
+            old.switch()
 
     def bt_saved(self, gp):
         try:

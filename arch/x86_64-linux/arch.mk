@@ -41,8 +41,11 @@ ifeq ($(CC),clang)
 ARCH_CFLAGS += -Wno-unused-command-line-argument \
 	-Wno-incompatible-pointer-types-discards-qualifiers
 endif
-# The kernel's linker-script symbols: its first byte and its text.
-ARCH_LDFLAGS := -pthread -Wl,--gc-sections \
+# The kernel's linker-script symbols: its first byte and its text. Linked
+# at a fixed address (no PIE): the addresses in a trace, a crash report
+# and gdb are the executable's own, as on the other boards, not moved by
+# a load address that changes at every run.
+ARCH_LDFLAGS := -pthread -no-pie -Wl,--gc-sections \
 	-Wl,--defsym=_kernel_start=__executable_start \
 	-Wl,--defsym=_text_start=__executable_start
 ARCH_LIBS :=

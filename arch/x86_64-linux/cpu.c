@@ -158,16 +158,29 @@ void arch_irq_leave_to(uintptr_t sp, void *g, void (*fn)(void *), void *arg)
 
 static int irq_signal(unsigned bit)
 {
-	return bit == HOST_IRQ_TIMER ? HOST_SIG_TICK : HOST_SIG_IPI;
+	return bit == HOST_IRQ_TIMER ? HOST_SIG_TICK : bit == HOST_IRQ_IPI ? HOST_SIG_IPI
+									 : HOST_SIG_DEV;
 }
 
-/* The tick and IPI signals. Both are blocked while either handler runs
- * (sa_mask), so handlers do not nest; a signal that comes meanwhile waits
- * in the kernel until the handler returns. */
+static unsigned irq_bit(int sig)
+{
+	return sig == HOST_SIG_TICK ? HOST_IRQ_TIMER : sig == HOST_SIG_IPI ? HOST_IRQ_IPI
+									   : HOST_IRQ_DEV;
+}
+
+static unsigned irq_vector(unsigned bit)
+{
+	return bit == HOST_IRQ_TIMER ? HOST_VEC_TIMER : bit == HOST_IRQ_IPI ? HOST_VEC_IPI
+									    : HOST_VEC_DEV;
+}
+
+/* The tick, IPI and device signals. Each is blocked while any of their
+ * handlers runs (sa_mask), so handlers do not nest; a signal that comes
+ * meanwhile waits in the kernel until the handler returns. */
 static void irq_handler(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
-	unsigned bit = sig == HOST_SIG_TICK ? HOST_IRQ_TIMER : HOST_IRQ_IPI;
+	unsigned bit = irq_bit(sig);
 
 	/* The one-shot timer fired: consumed, as the hardware's is. Else
 	 * board_timer_arm would take a later request for the same deadline
@@ -197,8 +210,10 @@ static void irq_handler(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	host_irq_masked = 1;		/* as the CPU clears IF */
+	if (bit == HOST_IRQ_DEV)	/* taken now: the idle wait need not */
+		atomic_store32(&host_cores[host_this_cpu->id].dev_pending, 0);
 	struct trapframe tf;
-	frame_from_uc(&tf, ucv, bit == HOST_IRQ_TIMER ? HOST_VEC_TIMER : HOST_VEC_IPI, true);
+	frame_from_uc(&tf, ucv, irq_vector(bit), true);
 	irq_uc = ucv;
 	if (__builtin_setjmp(irq_jmp) == 0)
 		board_irq(&tf);
@@ -215,7 +230,7 @@ void host_irq_replay(void)
 
 	/* Raised to this thread, unmasked: delivered before tgkill returns,
 	 * with the full context of this point, as an interrupt would be. */
-	for (unsigned bit = 1; bit <= HOST_IRQ_IPI; bit <<= 1)
+	for (unsigned bit = 1; bit <= HOST_IRQ_DEV; bit <<= 1)
 		if (p & bit)
 			syscall(SYS_tgkill, getpid(), tid, irq_signal(bit));
 }
@@ -284,7 +299,7 @@ void arch_wait_for_interrupt(void)
 		uint64_t dl = h->deadline;
 		timer = (p & HOST_IRQ_TIMER) || (dl && arch_counter() >= dl);
 		ipi = (p & HOST_IRQ_IPI) || atomic_load32(&c->ipi_pending);
-		if (timer || ipi)
+		if (timer || ipi || (p & HOST_IRQ_DEV) || atomic_load32(&h->dev_pending))
 			break;
 		struct timespec ts, *tsp = NULL;
 		if (dl) {
@@ -311,6 +326,8 @@ void arch_wait_for_interrupt(void)
 		h->deadline = 0;	/* consumed, as the hardware's one-shot */
 		irq_take_here(HOST_VEC_TIMER);
 	}
+	if ((p & HOST_IRQ_DEV) | atomic_xchg32(&h->dev_pending, 0))
+		irq_take_here(HOST_VEC_DEV);
 	if ((p & HOST_IRQ_IPI) || atomic_load32(&c->ipi_pending))
 		irq_take_here(HOST_VEC_IPI);
 }
@@ -345,6 +362,22 @@ void host_core_kick(unsigned id)
 
 	if (!core_wake(h))
 		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_IPI);
+}
+
+/* A device's interrupt, as host_core_kick sends an IPI: marked pending in
+ * the core's host_core (full barrier), then a core asleep in
+ * arch_wait_for_interrupt is woken by its futex and takes it there; a
+ * running one gets the signal (masked, its handler records it for the
+ * unmask). Not the signal alone to a sleeper: ThreadSanitizer runs a
+ * handler only at the thread's next call it intercepts, which a core
+ * blocked in the futex with no deadline never makes. */
+void host_core_raise_dev(unsigned id)
+{
+	struct host_core *h = &host_cores[id];
+
+	atomic_xchg32(&h->dev_pending, 1);
+	if (!core_wake(h))
+		syscall(SYS_tgkill, getpid(), h->tid, HOST_SIG_DEV);
 }
 
 /* ---- faults -------------------------------------------------------------- */
@@ -411,6 +444,7 @@ static void sig_install(int sig, void (*fn)(int, siginfo_t *, void *))
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, HOST_SIG_TICK);
 	sigaddset(&sa.sa_mask, HOST_SIG_IPI);
+	sigaddset(&sa.sa_mask, HOST_SIG_DEV);
 	if (sigaction(sig, &sa, NULL) != 0)
 		panic("hosted: sigaction(%d): %s", sig, strerror(errno));
 }
@@ -419,6 +453,7 @@ void host_signals_init(void)
 {
 	sig_install(HOST_SIG_TICK, irq_handler);
 	sig_install(HOST_SIG_IPI, irq_handler);
+	sig_install(HOST_SIG_DEV, irq_handler);
 	sig_install(SIGSEGV, fault_handler);
 	sig_install(SIGBUS, fault_handler);
 	sig_install(SIGILL, fault_handler);

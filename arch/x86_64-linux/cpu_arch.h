@@ -20,7 +20,7 @@
  * thread's. "movq %fs:var@tpoff" computes it afresh every time.
  *
  * Interrupts: the "interrupts" of a core are signals to its thread (the
- * tick timer and IPIs, boards/hosted/). Masking them is a per-thread flag,
+ * tick timer, IPIs and the board's device interrupt, boards/hosted/). Masking them is a per-thread flag,
  * not sigprocmask (a system call per spinlock would ruin every figure). A
  * signal that finds the flag set is only recorded in host_irq_pending; the
  * unmask that follows sees it and has the interrupt taken then
@@ -48,6 +48,7 @@ extern __thread volatile uint32_t host_irq_pending;
 
 #define HOST_IRQ_TIMER	1u
 #define HOST_IRQ_IPI	2u
+#define HOST_IRQ_DEV	4u	/* the board's devices (its console input) */
 
 /* Take the interrupts recorded in host_irq_pending now (unmasked). */
 void host_irq_replay(void);

@@ -12,19 +12,25 @@
 #include <sys/types.h>
 
 
-/* The tick (a per-thread POSIX timer) and the IPI. Neither stops gdb by
- * default (`handle SIGALRM/SIGURG nostop noprint` is gdb's default). */
+/* The tick (a per-thread POSIX timer), the IPI and the board's device
+ * interrupt (its console input, raised by the thread that reads stdin).
+ * None stops gdb by default (`handle SIGALRM/SIGURG/SIGIO nostop
+ * noprint` is gdb's default). */
 #define HOST_SIG_TICK	SIGALRM
 #define HOST_SIG_IPI	SIGURG
+#define HOST_SIG_DEV	SIGIO
 
-/* Vector numbers in struct trapframe, as the x86-64 board's IDT has them. */
+/* Vector numbers in struct trapframe: the x86-64 board's IDT has the
+ * first two; the device's is the one after them. */
 #define HOST_VEC_TIMER	32
 #define HOST_VEC_IPI	33
+#define HOST_VEC_DEV	34
 
 struct host_core {
 	pid_t tid;			/* the core's thread */
 	volatile uint32_t wake;		/* futex: bumped by every IPI */
 	volatile uint32_t sleeping;	/* in arch_wait_for_interrupt */
+	volatile uint32_t dev_pending;	/* a device interrupt raised, not yet taken */
 	/* The deadline the POSIX timer is armed for, arch_counter units; 0
 	 * none or fired. Cleared by the tick signal (irq_handler): a re-arm
 	 * for the same deadline after it fired must arm again. */
@@ -62,6 +68,10 @@ void host_idle_lateness(uint64_t *waits, uint64_t *late_ns, uint64_t *runq_ns);
 int hosted_main(int argc, char **argv);
 void host_core_kick(unsigned id);
 void host_core_wake(unsigned id);
+/* The device interrupt to core id, from any thread (a device's own
+ * included): taken at once if the core runs unmasked, when it unmasks if
+ * masked, and it ends the core's idle wait. Async-signal-safe. */
+void host_core_raise_dev(unsigned id);
 
 /* arch/x86_64-linux/san.c: fiber annotations (no-ops without sanitizers). */
 struct cpu;

@@ -10,6 +10,7 @@
  * board_exit status. --smp=N gives N cores (default: the host's online
  * cores); --no-tick leaves the per-core timers unarmed (valgrind: the
  * scheduler then only switches at blocking points and timers run late).
+ * Standard input is the console's input (stdin.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "arch/x86_64-linux/host.h"
+#include "boards/hosted/hosted.h"
 #include "kernel/board.h"
 #include "kernel/cmdline.h"
 #include "kernel/kernel.h"
@@ -81,6 +83,16 @@ void board_putc(char c)
 	unsigned long flags = spin_lock_irqsave(&out_lock);
 	outbuf[outlen++] = c;
 	if (c == '\n' || outlen == sizeof outbuf)
+		out_flush();
+	spin_unlock_irqrestore(&out_lock, flags);
+}
+
+/* The end of a piece: a prompt or an echoed key goes out at once (a whole
+ * line has gone at its newline). */
+void board_putc_flush(void)
+{
+	unsigned long flags = spin_lock_irqsave(&out_lock);
+	if (outlen)
 		out_flush();
 	spin_unlock_irqrestore(&out_lock, flags);
 }
@@ -184,6 +196,11 @@ void board_cpu_init(void)
 		panic("hosted: timer_create: %s", strerror(errno));
 	h->timer = t;
 	h->timer_ok = true;
+#ifndef GMK_FUZZ
+	/* The fuzzer's process reads no console input. */
+	if (c->id == 0)
+		hosted_stdin_attach();
+#endif
 }
 
 /* ---- timer and IPIs -------------------------------------------------------- */
@@ -223,6 +240,8 @@ void board_irq(struct trapframe *tf)
 {
 	if (tf->vector == HOST_VEC_TIMER)
 		kernel_timer_interrupt(tf);
+	else if (tf->vector == HOST_VEC_DEV)
+		hosted_console_interrupt(tf);
 	else
 		kernel_ipi_interrupt(tf);
 }
@@ -241,6 +260,7 @@ __attribute__((noreturn)) void board_exit(int status)
 	for (unsigned i = 0; i < (1u << 20) && !spin_trylock(&out_lock); i++)
 		arch_cpu_relax();
 	out_flush();
+	hosted_stdin_restore();
 #ifdef GMK_FUZZ
 	fuzz_board_exit(status);
 #endif
@@ -264,6 +284,7 @@ int hosted_main(int argc, char **argv)
 {
 	int i = 1;
 
+	hosted_stdin_probe();
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
 		char *end;
 		if (strncmp(argv[i], "--smp=", 6) == 0) {

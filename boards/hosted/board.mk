@@ -12,6 +12,7 @@ BOARD_CFLAGS :=
 IMAGE     :=
 RUN_CMDLINE := run=sched_demo,primes schedtrace=250
 RUNNER    := hosted
+NO_REPLAY := it is a Linux process: its cores are threads that Linux schedules and its tick a signal from a host timer, so no run repeats another exactly
 # make run: every host CPU unless SMP= is given.
 ifeq ($(origin SMP),file)
 SMP := $(shell nproc)

@@ -14,6 +14,8 @@
  *   exit [status]        wait for the programs `run` started, then leave
  *                        the machine with that status (0-255, default 0)
  *
+ * The end of the input (the hosted board's stdin at its end) is `exit 0`.
+ *
  * A line longer than SHELL_LINE_MAX - 1 characters, a word too many, a
  * status out of range or a program already running is refused with a
  * message: nothing is cut or ignored and then run.
@@ -76,8 +78,9 @@ static void help(void)
 
 /* Read one line with echo into line[max]; the line's length (more than
  * max - 1 if it did not fit: only its first max - 1 bytes are kept), or
- * -1 at a read error. Handles \r, \n (a \r\n pair is one end of line),
- * backspace and DEL. */
+ * console_read's error (CONSOLE_ERR_EOF: the input ended; a last line
+ * with no end of line is a line, as for a Unix shell). Handles \r, \n (a \r\n
+ * pair is one end of line), backspace and DEL. */
 static long readline(char *line, size_t max)
 {
 	static bool last_cr;
@@ -86,8 +89,10 @@ static long readline(char *line, size_t max)
 	for (;;) {
 		char c;
 		long r = console_read(&c, 1);
-		if (r < 0)
-			return -1;
+		if (r == CONSOLE_ERR_EOF && n > 0)
+			c = '\n';	/* the end ends the last line */
+		else if (r < 0)
+			return r;
 		if (c == '\n' && last_cr) {
 			last_cr = false;
 			continue;
@@ -171,6 +176,11 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit
 	for (;;) {
 		console_write_now(SHELL_PROMPT, strlen(SHELL_PROMPT));
 		long len = readline(buf, sizeof buf);
+		if (len == CONSOLE_ERR_EOF) {	/* as `exit`, as a Unix shell does */
+			printf("\nshell: end of input\n");
+			wait_jobs();
+			return 0;
+		}
 		if (len < 0) {
 			printf("shell: this board's console has no receive interrupt\n");
 			return 1;

@@ -1,0 +1,17 @@
+/*
+ * What the hosted board's files share (boards/hosted/).
+ */
+#ifndef GMK_BOARDS_HOSTED_HOSTED_H
+#define GMK_BOARDS_HOSTED_HOSTED_H
+
+struct trapframe;
+
+/* stdin.c: standard input as the console's receiver, from core 0's
+ * board_cpu_init (its interrupt goes to core 0); the terminal's mode put
+ * back (board_exit, exit, fatal signals); the device interrupt. */
+void hosted_stdin_probe(void);		/* first thing in hosted_main */
+void hosted_stdin_attach(void);
+void hosted_stdin_restore(void);
+void hosted_console_interrupt(struct trapframe *tf);
+
+#endif
