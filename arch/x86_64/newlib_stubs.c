@@ -4,11 +4,16 @@
  * printf itself, kernel/console.c).
  *
  *  - __getreent: newlib is built with __DYNAMIC_REENT__ (tools/build-newlib)
- *    so its reentrancy state (errno, the dtoa buffers printf's %f uses) is
- *    per core here rather than one global, and snprintf is safe on several
- *    cores at once. It is not safe against itself on one core: a caller that
- *    could be preempted or interrupted by another formatting call on the
- *    same core holds interrupts off (the console does).
+ *    so that its reentrancy state (errno, the dtoa buffers printf's %f
+ *    uses, strtok's pointer) is found through this function rather than
+ *    being one global. A goroutine is a thread to the C library: each G
+ *    gets a struct _reent of its own at its first call, from kmalloc, kept
+ *    in its G-local area (kernel/glocal.h) and freed when it exits, so a G
+ *    preempted inside snprintf or strtod leaves nothing half-updated for
+ *    the next G on its core. Code that is not a G (g0, the boot) uses its
+ *    core's; so does an interrupt handler on g0, and one that interrupts a
+ *    G uses that G's (a handler must not format while the G it interrupted
+ *    may be formatting: only fatal reports do).
  *  - sbrk: malloc (which dtoa uses for its big numbers) grows into a static
  *    heap; __malloc_lock makes malloc safe on several cores and against
  *    interrupts on the same core.
@@ -31,6 +36,8 @@
 #include "kernel/board.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/glocal.h"
+#include "kernel/kmalloc.h"
 #include "kernel/percpu.h"
 
 #define HEAP_SIZE (1024 * 1024)
@@ -39,13 +46,25 @@
 #error "newlib must be built and used with __DYNAMIC_REENT__ (Makefile, tools/build-newlib)"
 #endif
 
-/* ---- per-core reentrancy structure ------------------------------------ */
+/* ---- per-G reentrancy structure ------------------------------------- */
 
 static struct _reent cpu_reent[MAX_CPUS];
 static uint8_t cpu_reent_ready[MAX_CPUS];	/* written by the owning core */
 
 struct _reent *__getreent(void)
 {
+	struct glocal *l = glocal_current();
+
+	if (l) {
+		/* Only this G reads or writes its area: a preemption between
+		 * the test and the store changes nothing. */
+		if (!l->libc) {
+			struct _reent *r = kmalloc(sizeof *r);
+			_REENT_INIT_PTR(r);
+			l->libc = r;
+		}
+		return l->libc;
+	}
 	unsigned id = this_cpu()->id;
 	struct _reent *r = &cpu_reent[id];
 
@@ -54,6 +73,16 @@ struct _reent *__getreent(void)
 		cpu_reent_ready[id] = 1;
 	}
 	return r;
+}
+
+/* An exiting G's (glocal_exit): what newlib allocated for it (dtoa's
+ * Bigints, strtok's nothing) and the structure itself. */
+void arch_glocal_libc_free(void *libc)
+{
+	struct _reent *r = libc;
+
+	_reclaim_reent(r);
+	kfree(r);
 }
 
 /* ---- heap ---------------------------------------------------------------- */
