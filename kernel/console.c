@@ -331,6 +331,14 @@ void console_write(const char *s, size_t n)
 	leave(&w);
 }
 
+bool console_try_write(const char *s, size_t n)
+{
+	if (spin_held(&console_lock))
+		return false;
+	console_write(s, n);
+	return true;
+}
+
 void console_capture_start(char *buf, size_t size)
 {
 	unsigned long flags = spin_lock_irqsave(&console_lock);

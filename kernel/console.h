@@ -24,6 +24,10 @@
  * transmit interrupt every byte is written polled (board_putc).
  */
 void console_write(const char *s, size_t n);
+/* console_write, unless this core is inside the console already (a
+ * formatting call of the console's own that ran out of memory): then
+ * nothing, and false. */
+bool console_try_write(const char *s, size_t n);
 /* Write s now, without waiting for the end of the line (after the
  * writer's pending partial line): echo and prompts. */
 void console_write_now(const char *s, size_t n);

@@ -1,6 +1,7 @@
 /*
  * The C library under goroutines: its per-thread state (newlib's struct
- * _reent, picolibc's TLS, glibc's errno) is each G's own (kernel/glocal.h).
+ * _reent, picolibc's TLS, glibc's errno) is each G's own, and malloc and
+ * its users work on every board (kernel/glocal.h, kernel/malloc.c).
  */
 #define _GNU_SOURCE	/* asprintf */
 #include <errno.h>
@@ -174,4 +175,186 @@ TEST(libc_errno_set_in_one_goroutine_is_not_seen_in_another)
 	EXPECT_EQ(ring.fresh_bad, 0);
 	EXPECT_EQ(ring.bad, 0);
 	EXPECT_EQ(errno, 0);		/* nor in the G that started them */
+}
+
+/* ---- malloc and its users -------------------------------------------- */
+
+TEST(libc_malloc_calloc_realloc_free_keep_content_and_zero)
+{
+	free(NULL);
+	unsigned char *p = malloc(10);
+	ASSERT(p != NULL);
+	ASSERT_EQ((uintptr_t)p % 16, 0);
+	for (int i = 0; i < 10; i++)
+		p[i] = (unsigned char)(i * 31);
+	/* Growth through the size classes into whole pages and back. */
+	static const size_t steps[] = { 100, 3000, 70000, 300000, 5000, 40, 1 };
+	size_t have = 10;
+	for (unsigned s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+		p = realloc(p, steps[s]);
+		ASSERT(p != NULL);
+		size_t keep = have < steps[s] ? have : steps[s];
+		for (size_t i = 0; i < keep; i++)
+			ASSERT_EQ(p[i], (unsigned char)(i * 31));
+		for (size_t i = 0; i < steps[s]; i++)
+			p[i] = (unsigned char)(i * 31);
+		have = steps[s];
+	}
+	free(p);
+	uint32_t *z = calloc(50000, sizeof *z);
+	ASSERT(z != NULL);
+	for (int i = 0; i < 50000; i++)
+		ASSERT_EQ(z[i], 0);
+	free(z);
+	volatile size_t huge = SIZE_MAX / 2;
+	ASSERT(calloc(huge, 4) == NULL);	/* overflows size_t */
+	void *a = NULL;
+	ASSERT_EQ(posix_memalign(&a, 256, 1000), 0);
+	ASSERT_EQ((uintptr_t)a % 256, 0);
+	memset(a, 1, 1000);
+	free(a);
+	a = aligned_alloc(4096, 4096);
+	ASSERT(a != NULL);
+	ASSERT_EQ((uintptr_t)a % 4096, 0);
+	free(a);
+}
+
+TEST(libc_malloc_out_of_memory_returns_null)
+{
+	/* Bigger than any block: NULL, and a line naming the size. */
+	errno = 0;
+	volatile size_t huge = (size_t)1 << 40;
+	void *p = malloc(huge);
+	EXPECT(p == NULL);
+	EXPECT_EQ(errno, ENOMEM);
+#ifndef GMK_HOSTED
+	/* Then memory runs out for real: NULL, not a fatal error. (glibc's
+	 * malloc on the hosted board would take the host's swap first.) */
+	void *head = NULL;
+	unsigned n = 0;
+	for (;;) {
+		void **q = malloc(1 << 20);
+		if (!q)
+			break;
+		*q = head;
+		head = q;
+		n++;
+	}
+	printf("# %u MiB allocated before malloc returned NULL\n", n);
+	EXPECT_GT(n, 0);
+	while (head) {
+		void *next = *(void **)head;
+		free(head);
+		head = next;
+	}
+	p = malloc(1 << 20);
+	EXPECT(p != NULL);
+	free(p);
+#endif
+}
+
+TEST(libc_strdup_and_asprintf_allocate)
+{
+	char *s = strdup("goroutines all the way down");
+	ASSERT(s != NULL);
+	EXPECT(strcmp(s, "goroutines all the way down") == 0);
+	char *t = NULL;
+	int n = asprintf(&t, "%s: %d %.2f", s, 42, 2.5);
+	ASSERT(t != NULL);
+	EXPECT_EQ(n, (int)strlen("goroutines all the way down: 42 2.50"));
+	EXPECT(strcmp(t, "goroutines all the way down: 42 2.50") == 0);
+	free(s);
+	free(t);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+TEST(libc_qsort_of_a_million_numbers_sorts)
+{
+	enum { N = 1 << 20 };	/* 4 MiB less one page: whole pages */
+	uint32_t *v = malloc((N - 1024) * sizeof *v);
+	ASSERT(v != NULL);
+	uint32_t x = 12345, sum = 0, sum2 = 0;
+	for (unsigned i = 0; i < N - 1024; i++) {
+		x = x * 1664525u + 1013904223u;
+		v[i] = x;
+		sum += x;
+	}
+	qsort(v, N - 1024, sizeof *v, cmp_u32);
+	for (unsigned i = 0; i < N - 1024; i++) {
+		sum2 += v[i];
+		if (i)
+			ASSERT_LE(v[i - 1], v[i]);
+	}
+	EXPECT_EQ(sum, sum2);
+	free(v);
+}
+
+/* Many Gs allocate, fill, check and free random sizes at once. */
+struct churn {
+	volatile uint64_t bad, allocs;
+	struct waitgroup wg;
+};
+
+#define CHURN_GS	16
+#define CHURN_ROUNDS	400
+#define CHURN_LIVE	8
+
+static void churn_g(void *arg)
+{
+	struct churn *c = arg;
+	unsigned char *live[CHURN_LIVE] = { 0 };
+	size_t len[CHURN_LIVE] = { 0 };
+	uint32_t r = (uint32_t)goid() * 2654435761u;
+
+	for (int k = 0; k < CHURN_ROUNDS; k++) {
+		r = r * 1664525u + 1013904223u;
+		unsigned slot = (r >> 8) % CHURN_LIVE;
+		unsigned char *p = live[slot];
+		unsigned char tag = (unsigned char)(slot + 1 + ((uintptr_t)p >> 4));
+		for (size_t i = 0; p && i < len[slot]; i++)
+			if (p[i] != tag) {
+				atomic_xadd64(&c->bad, 1);
+				break;
+			}
+		size_t n = (r >> 16) % 4 == 0 ? (r >> 12) % 40000 : (r >> 12) % 600;
+		if ((r >> 20) & 1) {
+			free(p);
+			p = malloc(n);
+		} else {
+			p = realloc(p, n);	/* keeps the first min(old, n) bytes */
+		}
+		if (!p && n) {
+			atomic_xadd64(&c->bad, 1);
+			continue;
+		}
+		live[slot] = p;
+		len[slot] = n;
+		tag = (unsigned char)(slot + 1 + ((uintptr_t)p >> 4));
+		memset(p, tag, n);
+		atomic_xadd64(&c->allocs, 1);
+		if (k % 16 == 0)
+			gosched();
+	}
+	for (int s = 0; s < CHURN_LIVE; s++)
+		free(live[s]);
+	waitgroup_done(&c->wg);
+}
+
+TEST(libc_malloc_churn_in_many_goroutines_keeps_every_block_intact)
+{
+	struct churn c = { 0 };
+	uint64_t old = sched_set_slice(100 * NSEC_PER_USEC);
+
+	waitgroup_add(&c.wg, CHURN_GS);
+	for (int g = 0; g < CHURN_GS; g++)
+		go(churn_g, &c);
+	waitgroup_wait(&c.wg);
+	sched_set_slice(old);
+	EXPECT_EQ(c.bad, 0);
+	EXPECT_EQ(c.allocs, (uint64_t)CHURN_GS * CHURN_ROUNDS);
 }

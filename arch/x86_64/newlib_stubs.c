@@ -14,9 +14,8 @@
  *    core's; so does an interrupt handler on g0, and one that interrupts a
  *    G uses that G's (a handler must not format while the G it interrupted
  *    may be formatting: only fatal reports do).
- *  - sbrk: malloc (which dtoa uses for its big numbers) grows into a static
- *    heap; __malloc_lock makes malloc safe on several cores and against
- *    interrupts on the same core.
+ *  - no heap: malloc and newlib's _malloc_r family (dtoa's Bigints) are the
+ *    kernel's (kernel/malloc.c), so there is no sbrk.
  *  - the file syscalls: fds 1 and 2 write to the board console, the rest
  *    fail with ENOSYS. The library is built with MISSING_SYSCALL_NAMES, so
  *    they carry their POSIX names.
@@ -32,15 +31,12 @@
 #include <sys/times.h>
 #include <unistd.h>
 
-#include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/glocal.h"
 #include "kernel/kmalloc.h"
 #include "kernel/percpu.h"
-
-#define HEAP_SIZE (1024 * 1024)
 
 #if !defined(__DYNAMIC_REENT__)
 #error "newlib must be built and used with __DYNAMIC_REENT__ (Makefile, tools/build-newlib)"
@@ -83,60 +79,6 @@ void arch_glocal_libc_free(void *libc)
 
 	_reclaim_reent(r);
 	kfree(r);
-}
-
-/* ---- heap ---------------------------------------------------------------- */
-
-static uint8_t heap[HEAP_SIZE] __attribute__((aligned(16)));
-static size_t heap_used;		/* under the malloc lock */
-
-void *sbrk(ptrdiff_t incr)
-{
-	if (incr < 0 ? (size_t)-incr > heap_used : (size_t)incr > HEAP_SIZE - heap_used) {
-		errno = ENOMEM;
-		return (void *)-1;
-	}
-	void *old = heap + heap_used;
-	heap_used += incr;
-	return old;
-}
-
-/*
- * Recursive (malloc calls itself through realloc and friends), taken with
- * interrupts masked so that an interrupt handler on this core cannot enter
- * malloc while the interrupted code holds it.
- */
-static struct {
-	volatile uint32_t locked;
-	volatile uint32_t owner;	/* core id + 1, 0 = none */
-	uint32_t depth;
-	unsigned long irq_flags;
-} malloc_lock;
-
-void __malloc_lock(struct _reent *r)
-{
-	unsigned long flags = arch_irq_save();
-	uint32_t me = this_cpu()->id + 1;
-
-	if (atomic_load32(&malloc_lock.owner) == me) {
-		malloc_lock.depth++;		/* flags: already masked */
-		return;
-	}
-	while (atomic_xchg32(&malloc_lock.locked, 1))	/* full barrier */
-		arch_cpu_relax();
-	malloc_lock.owner = me;
-	malloc_lock.depth = 1;
-	malloc_lock.irq_flags = flags;
-}
-
-void __malloc_unlock(struct _reent *r)
-{
-	if (--malloc_lock.depth)
-		return;
-	unsigned long flags = malloc_lock.irq_flags;
-	malloc_lock.owner = 0;
-	atomic_store32(&malloc_lock.locked, 0);	/* store-release */
-	arch_irq_restore(flags);
 }
 
 /* ---- file and process syscalls ------------------------------------------- */
