@@ -357,6 +357,14 @@ size_t console_capture_stop(void)
 	return n;
 }
 
+size_t console_capture_len(void)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+	size_t n = cap_len;
+	spin_unlock_irqrestore(&console_lock, flags);
+	return n;
+}
+
 void console_gline_flush(struct glocal *l)
 {
 	struct wctx w;

@@ -75,6 +75,8 @@ void console_gline_free(struct glocal *l);
  * time; buf must stay valid until stop. */
 void console_capture_start(char *buf, size_t size);
 size_t console_capture_stop(void);
+/* Bytes captured so far. */
+size_t console_capture_len(void);
 
 /* ---- transmit by interrupt: what the scheduler's half calls ----------
  * (sched/console_io.c; the kernel calls it through kernel/sched_hooks.h:

@@ -114,24 +114,36 @@ static void partial_g(void *arg)
 	printf("the last words, no newline");
 }
 
+/* Wait, sleeping, until the capture holds at least n bytes or 30 s have
+ * passed (a slow emulator host is not a failure). */
+static void capture_wait(size_t n)
+{
+	uint64_t until = nanotime() + 30 * NSEC_PER_SEC;
+	while (console_capture_len() < n && nanotime() < until)
+		sleep_ns(NSEC_PER_MSEC);
+}
+
 TEST(console_lines_a_partial_line_goes_out_when_its_goroutine_parks_and_exits)
 {
+	static const char prompt[] = "prompt> ", last[] = "the last words, no newline";
 	chan_t c = chan_make(sizeof(int), 0);
 	int v = 1;
 
+	/* Nothing but the G's park can write the prompt out: it prints no
+	 * newline and cannot exit before the send below. */
 	console_capture_start(captured, sizeof captured);
 	go(partial_g, c);
-	sleep_ns(20 * NSEC_PER_MSEC);	/* the G is parked in chan_recv */
+	capture_wait(sizeof prompt - 1);
 	size_t n = console_capture_stop();
 	captured[n] = '\0';
-	EXPECT(strstr(captured, "prompt> ") != NULL);
+	EXPECT(strstr(captured, prompt) != NULL);
 
 	console_capture_start(captured, sizeof captured);
 	chan_send(c, &v);
-	sleep_ns(20 * NSEC_PER_MSEC);	/* the G has exited */
+	capture_wait(sizeof last - 1);	/* the G exits */
 	n = console_capture_stop();
 	captured[n] = '\0';
-	EXPECT(strstr(captured, "the last words, no newline") != NULL);
+	EXPECT(strstr(captured, last) != NULL);
 	printf("\n");			/* ends that line on the serial line */
 	chan_free(c);
 }
