@@ -1,7 +1,17 @@
 /*
- * The console (see console.h): per-core line assembly, one lock, and
- * either polled output (board_putc) or a transmit ring that the UART's
- * interrupt drains.
+ * The console (see console.h): line assembly per goroutine (and per core
+ * for what is not a goroutine), one lock, and either polled output
+ * (board_putc) or a transmit ring that the UART's interrupt drains.
+ *
+ * A goroutine's line: a G's text goes into a buffer of its own (struct
+ * console_gline, allocated at its first write and pointed at from its
+ * G-local area, kernel/glocal.h) and out, whole, at a newline, when the
+ * buffer fills, when the G parks (glocal_park: a prompt before a read)
+ * and when it exits. So a line that a G prints in pieces, preempted or
+ * yielding between them, is never split by another G's text, whichever
+ * core each runs on. Code that is not a G, or runs with interrupts
+ * masked (an interrupt handler, a G inside an _irqsave lock), uses its
+ * core's line (struct cpu's line[]), as everything did before goroutines.
  *
  * The transmit ring, and why gmk has one where Go has none: Go has no
  * console of its own; a goroutine writing to a slow file descriptor gets
@@ -30,6 +40,8 @@
 #include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/console.h"
+#include "kernel/glocal.h"
+#include "kernel/kmalloc.h"
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/sched_hooks.h"
@@ -152,12 +164,49 @@ static size_t newlines(const char *s, size_t n)
 	return k;
 }
 
+/* A goroutine's line (see the top). CONSOLE_GLINE bytes of text: with
+ * len and kmalloc's header, one 256-byte slot. */
+struct console_gline {
+	uint32_t len;
+	char buf[CONSOLE_GLINE];
+};
+_Static_assert(sizeof(struct console_gline) + 16 <= 256, "one kmalloc slot");
+
+/* Test capture (console_capture_start): what emit writes, '\r' left out. */
+static char *cap_buf;
+static size_t cap_len, cap_size;
+
+static void capture(const char *s, size_t n)
+{
+	if (!cap_buf)
+		return;
+	for (size_t i = 0; i < n && cap_len < cap_size; i++)
+		cap_buf[cap_len++] = s[i];
+}
+
 /* One writer's stay in the console: the lock (unless panicking) with
- * interrupts masked, and whether it may park for room. */
+ * interrupts masked, whether it may park for room, and the line it
+ * appends to (its G's, or NULL: its core's). */
 struct wctx {
 	unsigned long flags;
 	bool forced, canpark;
+	struct console_gline *gl;
 };
+
+/* The running G's line, allocated at its first use; NULL where the
+ * writer uses its core's line (not a G, interrupts masked, or no memory
+ * for a buffer). Before enter: it may allocate. */
+static struct console_gline *gline_get(void)
+{
+	if (!arch_irq_enabled())
+		return NULL;
+	struct glocal *l = glocal_current();
+	if (!l)
+		return NULL;
+	if (!l->line)
+		l->line = kmalloc_try(sizeof *l->line);	/* zeroed */
+	return l->line;
+}
 
 static void enter(struct wctx *w)
 {
@@ -190,6 +239,7 @@ static void emit(struct wctx *w, const char *s, size_t n)
 {
 	for (;;) {
 		if (!txops) {
+			capture(s, n);
 			for (size_t i = 0; i < n; i++) {
 				if (s[i] == '\n')
 					board_putc('\r');
@@ -201,6 +251,7 @@ static void emit(struct wctx *w, const char *s, size_t n)
 		}
 		uint32_t need = (uint32_t)(n + newlines(s, n));
 		if (tx_free() >= need) {
+			capture(s, n);
 			ring_put(s, n);
 			atomic_xadd64(&console_tx_bytes, need);
 			return;
@@ -239,10 +290,31 @@ static void emit_line(struct wctx *w)
 	emit(w, l, n);
 }
 
-/* Append to this core's line buffer; write out every completed line. The
- * core can change across a line written (a G that parked). */
+/* Take the G's line out of its buffer and write it. While a writer that
+ * may park waits, nothing else writes to the buffer (it is this G's), and
+ * the length is 0 first, so the wait's glocal_park finds nothing to do. */
+static void emit_gline(struct wctx *w)
+{
+	size_t n = w->gl->len;
+
+	w->gl->len = 0;
+	emit(w, w->gl->buf, n);
+}
+
+/* Append to the writer's line buffer; write out every completed line.
+ * The core can change across a line written (a G that parked). */
 static void line_append(struct wctx *w, const char *s, size_t n)
 {
+	struct console_gline *gl = w->gl;
+
+	if (gl) {
+		for (size_t i = 0; i < n; i++) {
+			gl->buf[gl->len++] = s[i];
+			if (s[i] == '\n' || gl->len == sizeof gl->buf)
+				emit_gline(w);
+		}
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct cpu *c = this_cpu();
 		c->line[c->linelen++] = s[i];
@@ -255,16 +327,75 @@ void console_write(const char *s, size_t n)
 {
 	struct wctx w;
 
+	w.gl = gline_get();
 	enter(&w);
 	line_append(&w, s, n);
 	leave(&w);
+}
+
+bool console_try_write(const char *s, size_t n)
+{
+	if (spin_held(&console_lock))
+		return false;
+	console_write(s, n);
+	return true;
+}
+
+void console_capture_start(char *buf, size_t size)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+	cap_len = 0;
+	cap_size = size;
+	cap_buf = buf;
+	spin_unlock_irqrestore(&console_lock, flags);
+}
+
+size_t console_capture_stop(void)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+	size_t n = cap_len;
+	cap_buf = NULL;
+	spin_unlock_irqrestore(&console_lock, flags);
+	return n;
+}
+
+size_t console_capture_len(void)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+	size_t n = cap_len;
+	spin_unlock_irqrestore(&console_lock, flags);
+	return n;
+}
+
+void console_gline_flush(struct glocal *l)
+{
+	struct wctx w;
+
+	if (!l->line->len)
+		return;
+	w.gl = l->line;
+	enter(&w);
+	emit_gline(&w);
+	leave(&w);
+}
+
+void console_gline_free(struct glocal *l)
+{
+	struct console_gline *gl = l->line;
+
+	console_gline_flush(l);
+	l->line = NULL;
+	kfree(gl);
 }
 
 void console_write_now(const char *s, size_t n)
 {
 	struct wctx w;
 
+	w.gl = gline_get();
 	enter(&w);
+	if (w.gl && w.gl->len)
+		emit_gline(&w);
 	if (this_cpu()->linelen)
 		emit_line(&w);
 	while (n) {
@@ -311,8 +442,16 @@ void console_panic_mode(void)
 	/* Everything queued before the panic goes out before its message. */
 	tx_to_polled(false);
 	atomic_store32(&console_owner_forced, c->id + 1);
-	if (c->linelen) {		/* finish a partial line first */
-		struct wctx w;
+	/* Finish a partial line first: the panicking G's, then the core's. */
+	struct glocal *l = glocal_current();
+	if (l && l->line && l->line->len) {
+		struct wctx w = { .gl = l->line };
+		enter(&w);
+		line_append(&w, "\n", 1);
+		leave(&w);
+	}
+	if (c->linelen) {
+		struct wctx w = { .gl = NULL };
 		enter(&w);
 		line_append(&w, "\n", 1);
 		leave(&w);
@@ -372,9 +511,10 @@ void console_tx_start(void)
 }
 
 /*
- * newlib's vsnprintf keeps state in one global reentrancy structure (its
- * dtoa buffers), so formatting is serialised by the console lock too.
- * Formatting is quick next to the UART, which is the real bottleneck.
+ * A G formats before it takes the console: the C library's state (newlib's
+ * dtoa buffers, errno) is its own (kernel/glocal.h). What is not a G uses
+ * its core's state, which an interrupt handler on the same core could
+ * use too: it formats under the lock, with interrupts masked.
  */
 int vprintf(const char *fmt, va_list ap)
 {
@@ -382,8 +522,14 @@ int vprintf(const char *fmt, va_list ap)
 	struct wctx w;
 	int n;
 
-	enter(&w);
-	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	w.gl = gline_get();
+	if (w.gl) {
+		n = vsnprintf(buf, sizeof buf, fmt, ap);
+		enter(&w);
+	} else {
+		enter(&w);
+		n = vsnprintf(buf, sizeof buf, fmt, ap);
+	}
 	if (n > 0)
 		line_append(&w, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 	leave(&w);

@@ -8,8 +8,11 @@
 /*
  * The console. printf/vprintf/puts/putchar are the C library's formatting
  * (vsnprintf from picolibc or newlib) retargeted here: text is assembled
- * per core and written a whole line at a time under one lock, so lines from
- * different cores never interleave.
+ * per goroutine (per core for code that is not one) and written a whole
+ * line at a time under one lock, so one goroutine's line is never split
+ * by another's text, on its core or any other. A G's partial line goes
+ * out when it fills (CONSOLE_GLINE bytes), when the G parks and when it
+ * exits.
  *
  * Where the board's UART interrupts on transmit (console_tx_attach), the
  * lines go into a transmit ring that the UART's interrupt drains, and a
@@ -21,8 +24,12 @@
  * transmit interrupt every byte is written polled (board_putc).
  */
 void console_write(const char *s, size_t n);
-/* Write s now, without waiting for the end of the line (after this
- * core's pending partial line): echo and prompts. */
+/* console_write, unless this core is inside the console already (a
+ * formatting call of the console's own that ran out of memory): then
+ * nothing, and false. */
+bool console_try_write(const char *s, size_t n);
+/* Write s now, without waiting for the end of the line (after the
+ * writer's pending partial line): echo and prompts. */
 void console_write_now(const char *s, size_t n);
 /* After a panic: this core writes without the lock (others are stopping);
  * what the ring holds is written out first, then everything is polled. */
@@ -51,6 +58,25 @@ void console_tx_attach(const struct console_tx_ops *ops);
 void console_tx_interrupt(void);
 
 #define CONSOLE_TX_RING 4096	/* bytes; a power of two */
+/* A goroutine's line buffer: a longer line goes out in pieces this long. */
+#define CONSOLE_GLINE	236
+
+/* ---- a goroutine's line: what kernel/glocal.c calls ---- */
+struct glocal;
+/* Write out the G's partial line (it is about to park). */
+void console_gline_flush(struct glocal *l);
+/* Write out the G's partial line and free its buffer (it is exiting). */
+void console_gline_free(struct glocal *l);
+
+/* ---- tests: what the console writes, as the serial line sees it ----
+ * Between start and stop, every byte the console writes (lines whole, as
+ * they reach the ring or the UART; '\r' left out) is also copied into
+ * buf, up to size bytes; stop returns how many were. One capture at a
+ * time; buf must stay valid until stop. */
+void console_capture_start(char *buf, size_t size);
+size_t console_capture_stop(void);
+/* Bytes captured so far. */
+size_t console_capture_len(void);
 
 /* ---- transmit by interrupt: what the scheduler's half calls ----------
  * (sched/console_io.c; the kernel calls it through kernel/sched_hooks.h:

@@ -46,6 +46,7 @@
  * struct m begins with its g0.
  */
 #define G_M	GOBUF_SIZE	/* offsetof(struct g, m) */
+#define G_STACK_HI	(GOBUF_SIZE + 16)	/* offsetof(struct g, stack_hi) */
 #define M_G0	0		/* offsetof(struct m, g0) */
 
 #ifndef __ASSEMBLY__
@@ -77,6 +78,7 @@ struct g_head {
 	uintptr_t stack_lo;		/* its stack is [stack_lo, stack_hi) */
 	uintptr_t stack_hi;
 };
+_Static_assert(offsetof(struct g_head, stack_hi) == G_STACK_HI, "G_STACK_HI");
 
 struct g;
 __attribute__((noreturn)) void gogo(struct gobuf *buf);
@@ -108,10 +110,15 @@ static inline void gobuf_init(struct gobuf *b, void *g)
 #endif
 }
 
-/* The fresh context b starts on the stack whose top is sp_top. */
+/* kernel/glocal.h: sets up the G-local area of a stack whose top is
+ * stack_top; returns where the G's stack pointer starts. */
+uintptr_t glocal_init(uintptr_t stack_top);
+
+/* The fresh context b starts on the stack whose top is sp_top, below
+ * the G-local area that the top of every G's stack holds (glocal.h). */
 static inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
 {
-	b->sp = arch_gobuf_entry_sp(sp_top);
+	b->sp = arch_gobuf_entry_sp(glocal_init(sp_top));
 }
 #endif
 

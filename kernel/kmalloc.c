@@ -5,7 +5,9 @@
  *
  * Every block starts with a 16-byte header that says how to free it (the
  * class, or the page count) and carries a magic word, so that kfree needs
- * no size and catches double frees and wild pointers. Slots are never
+ * no size and catches double frees and wild pointers. An aligned block
+ * (kmalloc_aligned_try) is an ordinary one with a second header just
+ * below the aligned address, which says how far back the first one is. Slots are never
  * given back to the page allocator: the runtime's working set of channels
  * is small and recurring, and keeping them avoids fragmenting the buddy
  * allocator with half-used pages.
@@ -25,12 +27,14 @@
 #define KM_MAGIC_USED	0x6b6d616cu	/* "kmal" */
 #define KM_MAGIC_FREE	0x66726565u	/* "free" */
 #define KM_PAGES	0xffffu		/* hdr->cls for a page-run block */
+#define KM_ALIGNED	0xfffeu		/* hdr->cls of an aligned block's second header */
 
 struct km_hdr {
 	uint32_t magic;
 	uint16_t cls;			/* size class, or KM_PAGES */
 	uint16_t pad;
-	uint32_t npages;		/* page-run blocks only */
+	uint32_t npages;		/* page-run blocks: pages; KM_ALIGNED: bytes
+					   back to the block's own header */
 	uint32_t pad2;
 };
 _Static_assert(sizeof(struct km_hdr) == KM_HDR, "kmalloc header size");
@@ -95,6 +99,8 @@ void *kmalloc_try(size_t n)
 
 	if (n > ((size_t)1 << 30))
 		panic("kmalloc: %zu bytes is not a valid request", n);
+	if (n > KMALLOC_MAX)
+		return NULL;
 	if (total <= ((size_t)1 << KM_MAX_SHIFT)) {
 		unsigned shift = KM_MIN_SHIFT;
 		while (((size_t)1 << shift) < total)
@@ -134,14 +140,64 @@ void *kmalloc_try(size_t n)
 	return (uint8_t *)h + KM_HDR;
 }
 
+void *kmalloc_aligned_try(size_t n, size_t align)
+{
+	if (align <= KM_HDR)
+		return kmalloc_try(n);
+	if ((align & (align - 1)) || align > PAGE_SIZE)
+		panic("kmalloc_aligned: alignment %zu is not a power of two up to %lu",
+		      align, PAGE_SIZE);
+	if (n > KMALLOC_MAX - align)
+		return NULL;
+	uint8_t *raw = kmalloc_try(n + align);
+	if (!raw)
+		return NULL;
+	/* raw is 16-aligned: the aligned address is at least 16 past it,
+	 * room for the second header. */
+	uintptr_t a = ((uintptr_t)raw + align) & ~(uintptr_t)(align - 1);
+	struct km_hdr *h2 = (struct km_hdr *)(a - KM_HDR);
+	h2->magic = KM_MAGIC_USED;
+	h2->cls = KM_ALIGNED;
+	h2->npages = (uint32_t)(a - (uintptr_t)raw);
+	return (void *)a;
+}
+
+static struct km_hdr *km_header(void *p, const char *who)
+{
+	struct km_hdr *h = (struct km_hdr *)((uint8_t *)p - KM_HDR);
+
+	if (h->magic != KM_MAGIC_USED)
+		panic("%s: %p was not allocated by kmalloc or is freed twice", who, p);
+	return h;
+}
+
+size_t kmalloc_usable_size(void *p)
+{
+	struct km_hdr *h = km_header(p, "kmalloc_usable_size");
+	size_t back = 0;
+
+	if (h->cls == KM_ALIGNED) {
+		back = h->npages;
+		h = km_header((uint8_t *)p - back, "kmalloc_usable_size");
+	}
+	if (h->cls == KM_PAGES)
+		return h->npages * PAGE_SIZE - KM_HDR - back;
+	if (h->cls >= KM_NCLASS)
+		panic("kmalloc_usable_size: %p has a corrupted header", p);
+	return ((size_t)1 << (h->cls + KM_MIN_SHIFT)) - KM_HDR - back;
+}
+
 void kfree(void *p)
 {
 	if (!p)
 		return;
-	struct km_hdr *h = (struct km_hdr *)((uint8_t *)p - KM_HDR);
+	struct km_hdr *h = km_header(p, "kfree");
 
-	if (h->magic != KM_MAGIC_USED)
-		panic("kfree: %p was not allocated by kmalloc or is freed twice", p);
+	if (h->cls == KM_ALIGNED) {
+		p = (uint8_t *)p - h->npages;
+		h->magic = KM_MAGIC_FREE;
+		h = km_header(p, "kfree");
+	}
 	if (h->cls == KM_PAGES) {
 		size_t np = h->npages;
 		h->magic = KM_MAGIC_FREE;

@@ -6,7 +6,12 @@
  *                              error "kmalloc(n): out of memory" when
  *                              memory runs out
  *   void *kmalloc_try(size_t n) the same, but NULL when memory runs out
- *   void kfree(void *p)        p from kmalloc, or NULL
+ *   void *kmalloc_aligned_try(size_t n, size_t align)
+ *                              kmalloc_try, aligned to align (a power of
+ *                              two up to PAGE_SIZE)
+ *   size_t kmalloc_usable_size(void *p)  bytes usable at p (at least the n
+ *                              asked for: the rest of its slot or pages)
+ *   void kfree(void *p)        p from any of them, or NULL
  *
  * Safe from any core and any G, and from interrupt handlers: its locks are
  * taken with interrupts masked, as the page allocator's are.
@@ -19,6 +24,12 @@
 
 void *kmalloc(size_t n);
 void *kmalloc_try(size_t n);
+void *kmalloc_aligned_try(size_t n, size_t align);
+size_t kmalloc_usable_size(void *p);
+/* The largest n that kmalloc can satisfy (the page allocator's largest
+ * block, less the header); a bigger request is a fatal error in kmalloc
+ * and NULL from the _try forms. */
+#define KMALLOC_MAX	((size_t)4 * 1024 * 1024 - 16)
 void kfree(void *p);
 /* Bytes handed out by kmalloc now, headers included (for tests). */
 uint64_t kmalloc_bytes_in_use(void);

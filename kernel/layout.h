@@ -15,6 +15,7 @@
 #define CPU_HWID		20
 #define CPU_STACK_TOP		24
 #define CPU_IRQ_STACK_TOP	32
+#define CPU_LIBC_TLS		40
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>

@@ -29,6 +29,8 @@ struct cpu {
 	uint32_t hwid;			/* MPIDR affinity bits / local APIC id */
 	uintptr_t stack_top;		/* this core's boot stack = its g0 stack */
 	uintptr_t irq_stack_top;	/* exception/interrupt stack (SP_EL1 / IST1) */
+	void *libc_tls;			/* g0's C library TLS block, where the arch
+					   has one (aarch64: arch/aarch64/tls.c) */
 	struct m *m;			/* the M bound to this core (sched/) */
 	int online;			/* set by the core itself when up */
 	uint32_t spin_tag;		/* id + 1: what a lock this core holds reads */

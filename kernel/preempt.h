@@ -128,6 +128,8 @@ bool arch_frame_preemptible(const struct trapframe *tf);
 #endif
 uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit);
 void arch_preempt_resume(void);
+/* Leave the interrupt for fn(arg) on sp as g, which is its core's g0
+ * (the C library's state there is the core's: kernel/glocal.h). */
 __attribute__((noreturn)) void arch_irq_leave_to(uintptr_t sp, void *g,
 						 void (*fn)(void *), void *arg);
 /* Called by arch_irq_leave_to when fn returns: panics. */

@@ -18,6 +18,11 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	    enum waitreason reason)
 {
 	struct g *gp = getg();
+	/* A line the G has begun goes out before it waits (a prompt before
+	 * a read): kernel/console.c. Not on g0, which has no G-local area
+	 * (and panics below). */
+	if (unlikely(gp->stack_hi && glocal_of(gp->stack_hi)->line) && gp != gp->m->g0)
+		glocal_park();
 	/* Preemption off until park_m: a G preempted here would resume on
 	 * another M, whose park_m would not find these fields. */
 	preempt_disable();
@@ -62,6 +67,7 @@ void gosched(void)
 
 void goexit(void)
 {
+	glocal_exit();	/* its partial line out, its C library state freed */
 	mcall(goexit0);
 	__builtin_unreachable();
 }

@@ -1115,6 +1115,7 @@ execute(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 	 * gogo loads next, so the test costs no line of its own. */
 	if (unlikely(gp->sched.sp == 0))
 		gstack_attach(pp, gp);
+	glocal_switch_in(gp->stack_hi);	/* the C library's per-thread state */
 	gogo(&gp->sched);
 }
 

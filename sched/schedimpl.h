@@ -6,6 +6,7 @@
 
 #include "kernel/compiler.h"
 #include "kernel/cpu.h"
+#include "kernel/glocal.h"
 #include "kernel/percpu.h"
 #include "kernel/page.h"
 #include "kernel/time.h"
@@ -108,6 +109,7 @@ static __always_inline void dropg(void)
 	struct m *mp = getm();
 	struct g *gp = mp->curg;
 	stackcheck(gp);
+	glocal_switch_out(gp->stack_hi);	/* the C library's per-thread state */
 	gp->m = NULL;
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
 }

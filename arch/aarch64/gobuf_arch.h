@@ -18,6 +18,12 @@
 #define MCALL_D8	96
 #define MCALL_FRAME	160
 
+/* Each G's picolibc TLS block (tls.c): a 16-byte thread control block and
+ * the TLS image, in the G-local area at the top of its stack
+ * (kernel/glocal.h). gogo points TPIDR_EL0 at it. linker/aarch64.ld
+ * checks that the image fits. */
+#define GLOCAL_ARCH_TLS	64
+
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 

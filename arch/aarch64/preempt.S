@@ -51,6 +51,8 @@ arch_irq_leave_to:
 	msr	spsel, #0
 	mov	sp, x0
 	msr	tpidrro_el0, x1
+	ldr	x5, [x4, #CPU_LIBC_TLS]	/* g's C library state: its core's */
+	msr	tpidr_el0, x5
 	mov	x29, #0			/* backtraces end here */
 	mov	x30, #0
 	msr	fpcr, xzr		/* the G's FP modes stay with its frame */

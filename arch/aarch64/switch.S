@@ -6,9 +6,13 @@
  * own stack (gobuf_arch.h has the layout), where a parked G's
  * frames are anyway, so a G record does not carry them. The G pointer
  * lives in TPIDRRO_EL0 (cpu_arch.h) and changes together with the
- * stack.
+ * stack; so does the C library's thread pointer, TPIDR_EL0: a G's TLS
+ * block is at the top of its stack (kernel/glocal.h), g0's is its core's
+ * (struct cpu's libc_tls).
  */
+#include "kernel/glocal.h"
 #include "kernel/gobuf.h"
+#include "kernel/layout.h"
 
 	.text
 /* Everything from here to switch_text_end is switch code: the preemption
@@ -28,6 +32,9 @@ gogo:
 	ldp	x9, x10, [x0, #GOBUF_SP]	/* sp, pc */
 	ldr	x11, [x0, #GOBUF_G]
 	msr	tpidrro_el0, x11
+	ldr	x12, [x11, #G_STACK_HI]
+	sub	x12, x12, #GLOCAL_SIZE
+	msr	tpidr_el0, x12
 	mov	sp, x9
 	br	x10
 	.size gogo, . - gogo
@@ -68,6 +75,9 @@ mcall:
 	cmp	x2, x1
 	b.eq	1f
 	msr	tpidrro_el0, x2
+	mrs	x3, tpidr_el1
+	ldr	x3, [x3, #CPU_LIBC_TLS]
+	msr	tpidr_el0, x3
 	ldr	x9, [x2, #GOBUF_SP]	/* g0's stack top: nothing live on it */
 	mov	sp, x9
 	mov	x29, #0			/* backtraces end here */

@@ -58,6 +58,13 @@ __thread uint32_t host_relax_spins;
 static __thread ucontext_t *irq_uc;
 static __thread void *irq_jmp[5];
 
+/* errno.h's errno: out of line, so that no caller may keep the
+ * address it returns across a call. */
+__attribute__((noinline)) int *host_errno_location(void)
+{
+	return __errno_location();
+}
+
 bool host_async_preempt = true;
 
 /* The text of gmk's own objects: boards/hosted/text_begin.S and

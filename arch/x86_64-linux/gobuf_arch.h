@@ -12,6 +12,14 @@
 
 #include_next "gobuf_arch.h"
 
+/* glibc keeps errno per thread, and a G moves between the board's core
+ * threads: the scheduler saves and restores a G's errno at each switch
+ * (kernel/glocal.h). Nothing else of glibc's per-thread state can leave
+ * with a G: a G is switched out only in gmk's own text, never inside
+ * glibc (arch_frame_preemptible, cpu.c). */
+#undef GLOCAL_ARCH_LIBC
+#define GLOCAL_ARCH_ERRNO 1
+
 #define GOBUF_SIZE	32
 #define GOBUF_ARCH_FIELDS	void *fiber;	/* sanitizer builds: the G's fiber */
 

@@ -21,6 +21,11 @@
  * return address (tools/gmk-gdb.py reads them there). */
 #define MCALL_FRAME_REGS 6
 
+/* newlib keeps its per-thread state in a struct _reent that __getreent
+ * finds (newlib_stubs.c): a G's is allocated on its first use and freed
+ * when it exits (kernel/glocal.h). */
+#define GLOCAL_ARCH_LIBC 1
+
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 

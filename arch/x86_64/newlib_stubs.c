@@ -4,14 +4,18 @@
  * printf itself, kernel/console.c).
  *
  *  - __getreent: newlib is built with __DYNAMIC_REENT__ (tools/build-newlib)
- *    so its reentrancy state (errno, the dtoa buffers printf's %f uses) is
- *    per core here rather than one global, and snprintf is safe on several
- *    cores at once. It is not safe against itself on one core: a caller that
- *    could be preempted or interrupted by another formatting call on the
- *    same core holds interrupts off (the console does).
- *  - sbrk: malloc (which dtoa uses for its big numbers) grows into a static
- *    heap; __malloc_lock makes malloc safe on several cores and against
- *    interrupts on the same core.
+ *    so that its reentrancy state (errno, the dtoa buffers printf's %f
+ *    uses, strtok's pointer) is found through this function rather than
+ *    being one global. A goroutine is a thread to the C library: each G
+ *    gets a struct _reent of its own at its first call, from kmalloc, kept
+ *    in its G-local area (kernel/glocal.h) and freed when it exits, so a G
+ *    preempted inside snprintf or strtod leaves nothing half-updated for
+ *    the next G on its core. Code that is not a G (g0, the boot) uses its
+ *    core's; so does an interrupt handler on g0, and one that interrupts a
+ *    G uses that G's (a handler must not format while the G it interrupted
+ *    may be formatting: only fatal reports do).
+ *  - no heap: malloc and newlib's _malloc_r family (dtoa's Bigints) are the
+ *    kernel's (kernel/malloc.c), so there is no sbrk.
  *  - the file syscalls: fds 1 and 2 write to the board console, the rest
  *    fail with ENOSYS. The library is built with MISSING_SYSCALL_NAMES, so
  *    they carry their POSIX names.
@@ -27,25 +31,36 @@
 #include <sys/times.h>
 #include <unistd.h>
 
-#include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/glocal.h"
+#include "kernel/kmalloc.h"
 #include "kernel/percpu.h"
-
-#define HEAP_SIZE (1024 * 1024)
 
 #if !defined(__DYNAMIC_REENT__)
 #error "newlib must be built and used with __DYNAMIC_REENT__ (Makefile, tools/build-newlib)"
 #endif
 
-/* ---- per-core reentrancy structure ------------------------------------ */
+/* ---- per-G reentrancy structure ------------------------------------- */
 
 static struct _reent cpu_reent[MAX_CPUS];
 static uint8_t cpu_reent_ready[MAX_CPUS];	/* written by the owning core */
 
 struct _reent *__getreent(void)
 {
+	struct glocal *l = glocal_current();
+
+	if (l) {
+		/* Only this G reads or writes its area: a preemption between
+		 * the test and the store changes nothing. */
+		if (!l->libc) {
+			struct _reent *r = kmalloc(sizeof *r);
+			_REENT_INIT_PTR(r);
+			l->libc = r;
+		}
+		return l->libc;
+	}
 	unsigned id = this_cpu()->id;
 	struct _reent *r = &cpu_reent[id];
 
@@ -56,58 +71,14 @@ struct _reent *__getreent(void)
 	return r;
 }
 
-/* ---- heap ---------------------------------------------------------------- */
-
-static uint8_t heap[HEAP_SIZE] __attribute__((aligned(16)));
-static size_t heap_used;		/* under the malloc lock */
-
-void *sbrk(ptrdiff_t incr)
+/* An exiting G's (glocal_exit): what newlib allocated for it (dtoa's
+ * Bigints, strtok's nothing) and the structure itself. */
+void arch_glocal_libc_free(void *libc)
 {
-	if (incr < 0 ? (size_t)-incr > heap_used : (size_t)incr > HEAP_SIZE - heap_used) {
-		errno = ENOMEM;
-		return (void *)-1;
-	}
-	void *old = heap + heap_used;
-	heap_used += incr;
-	return old;
-}
+	struct _reent *r = libc;
 
-/*
- * Recursive (malloc calls itself through realloc and friends), taken with
- * interrupts masked so that an interrupt handler on this core cannot enter
- * malloc while the interrupted code holds it.
- */
-static struct {
-	volatile uint32_t locked;
-	volatile uint32_t owner;	/* core id + 1, 0 = none */
-	uint32_t depth;
-	unsigned long irq_flags;
-} malloc_lock;
-
-void __malloc_lock(struct _reent *r)
-{
-	unsigned long flags = arch_irq_save();
-	uint32_t me = this_cpu()->id + 1;
-
-	if (atomic_load32(&malloc_lock.owner) == me) {
-		malloc_lock.depth++;		/* flags: already masked */
-		return;
-	}
-	while (atomic_xchg32(&malloc_lock.locked, 1))	/* full barrier */
-		arch_cpu_relax();
-	malloc_lock.owner = me;
-	malloc_lock.depth = 1;
-	malloc_lock.irq_flags = flags;
-}
-
-void __malloc_unlock(struct _reent *r)
-{
-	if (--malloc_lock.depth)
-		return;
-	unsigned long flags = malloc_lock.irq_flags;
-	malloc_lock.owner = 0;
-	atomic_store32(&malloc_lock.locked, 0);	/* store-release */
-	arch_irq_restore(flags);
+	_reclaim_reent(r);
+	kfree(r);
 }
 
 /* ---- file and process syscalls ------------------------------------------- */
