@@ -147,6 +147,27 @@ uint64_t g_record_pages_bytes(void)
 	return __atomic_load_n(&grecord_pages, __ATOMIC_RELAXED) * PAGE_SIZE;
 }
 
+/*
+ * num_goroutine: Go's gcount. Every G record ever made is on allgs and
+ * never leaves it; the dead ones are on the free lists (each P's and the
+ * global). So the Gs that exist are allglen less those lists, with no
+ * counter to keep on go() or exit. The loads are relaxed and unlocked, as
+ * Go's are: the figure is exact when no G starts or exits meanwhile, an
+ * estimate otherwise (a list may be read mid-move), and never below 1, the
+ * caller.
+ */
+int num_goroutine(void)
+{
+	/* Relaxed: allglen is written under allglock, the lists' sizes by
+	 * their owner or under gfree_lock; any recent value will do. */
+	int64_t n = __atomic_load_n(&sched.allglen, __ATOMIC_RELAXED);
+	n -= __atomic_load_n(&sched.gfree.size, __ATOMIC_RELAXED);
+	uint32_t np = __atomic_load_n(&sched.nprocs, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < np; i++)
+		n -= __atomic_load_n(&allp[i]->gfree.size, __ATOMIC_RELAXED);
+	return n < 1 ? 1 : (int)n;
+}
+
 /* The first function of every G (goentry jumps here, kernel/gobuf.h): run
  * its entry, then exit. */
 __attribute__((noreturn)) void gstart(void)

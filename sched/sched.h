@@ -291,6 +291,10 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes);
 uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size);
 uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes);
 #define go_value(fn, type, ...) go_copy((fn), &(type){ __VA_ARGS__ }, sizeof(type))
+/* The goroutines that exist now, the caller included (Go's
+ * runtime.NumGoroutine): exact while none starts or exits, otherwise a
+ * recent count. */
+int num_goroutine(void);
 void gosched(void);				/* yield to the global queue */
 __attribute__((noreturn)) void goexit(void);	/* end the running G */
 /* Park the running G; unlockf(gp, lock) runs on g0 after the switch and
