@@ -46,6 +46,7 @@ enum {
 enum {
 	_Pidle = 0,	/* on the idle list or being set up */
 	_Prunning,	/* owned by an M that runs Gs or the scheduler */
+	_Pgcstop,	/* stopped by a stop-the-world (gomaxprocs), no M */
 };
 
 /*
@@ -236,7 +237,17 @@ struct schedt {
 	 * watchdog, stuck Ps' timers, schedtrace); 0: at every round. */
 	volatile uint64_t g0work_due;
 	volatile uint64_t nwatchdog;	/* stalls reported */
-	uint32_t nprocs;		/* Go's gomaxprocs */
+	uint32_t nprocs;		/* Go's gomaxprocs; changed only with the
+					 * world stopped (procresize) */
+	uint32_t maxprocs;		/* the most Ps there have been */
+	uint32_t mcount;		/* Ms made (one per core, never fewer
+					 * than nprocs); under lock */
+	/* A stop-the-world is under way (Go's gcwaiting): every M with a P
+	 * hands it in at its next round (gcstopm). Written under lock,
+	 * read anywhere (atomic). */
+	volatile uint32_t gcwaiting;
+	volatile uint32_t stopwait;	/* Ps still to stop; under lock,
+					 * the stopper reads it (atomic) */
 
 	struct spinlock gfree_lock;	/* global free G list */
 	struct glist gfree;

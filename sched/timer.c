@@ -253,6 +253,31 @@ bool timer_reset(struct timer *t, uint64_t when)
 	return true;
 }
 
+/*
+ * Every timer of `from` into `to`'s heap, deadlines kept (Go's
+ * moveTimers, from (*p).destroy). With the world stopped (procresize):
+ * no G runs but the caller, so nobody else takes two heaps' locks; both
+ * are held while a timer moves, so t->pp always names the heap it is in.
+ */
+void timers_move(struct p *from, struct p *to)
+{
+	struct timers *fs = &from->timers, *ts = &to->timers;
+
+	spin_lock(&fs->lock);
+	spin_lock(&ts->lock);
+	while (fs->len) {
+		struct timer *t = fs->heap[fs->len - 1];
+		heap_remove(fs, t);
+		heap_add(ts, t);
+		/* store-release, as timer_start's */
+		atomic_storeuintptr((volatile uintptr_t *)&t->pp, (uintptr_t)to);
+	}
+	update_when0(fs);
+	update_when0(ts);
+	spin_unlock(&ts->lock);
+	spin_unlock(&fs->lock);
+}
+
 uint64_t timers_when0(struct p *pp)
 {
 	return atomic_load64(&pp->timers.when0);
