@@ -350,7 +350,10 @@ static uint64_t watchdog_check(uint64_t now)
 	uint64_t limit = watchdog_ns(), next = 0;
 	uint32_t nstalled = 0;
 	atomic_store64(&sched.watchdog_last, now);
-	for (uint32_t i = 0; i < sched.nprocs; i++) {
+	/* load-acquire: an idle M's look may meet a gomaxprocs; any P it
+	 * finds is one (allp is whole from boot). */
+	uint32_t np = atomic_load32(&sched.nprocs);
+	for (uint32_t i = 0; i < np; i++) {
 		struct p *pp = allp[i];
 		uint64_t since;
 		struct cpu *c = p_running_core(pp, &since);
@@ -1548,7 +1551,8 @@ static uint32_t procresize(uint32_t n, struct p **ps, struct m **ms)
 		atomic_store32(&allp[i]->status, _Pgcstop);
 
 	spin_lock(&sched.lock);
-	sched.nprocs = n;
+	/* Atomic: an idle M's watchdog (stopm) reads it without the lock. */
+	atomic_store32(&sched.nprocs, n);
 	if (n > sched.maxprocs)
 		sched.maxprocs = n;
 	stealorder_reset(n);

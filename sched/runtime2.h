@@ -302,7 +302,9 @@ static inline void glist_push(struct glist *l, struct g *gp)
 	/* Atomic store (a plain mov): gfget peeks at sched.gfree.head
 	 * without the lock. */
 	__atomic_store_n(&l->head, gp, __ATOMIC_RELAXED);
-	l->size++;
+	/* Atomic store (a plain one): num_goroutine reads the size
+	 * without the lock. */
+	__atomic_store_n(&l->size, l->size + 1, __ATOMIC_RELAXED);
 }
 
 static inline struct g *glist_pop(struct glist *l)
@@ -310,7 +312,7 @@ static inline struct g *glist_pop(struct glist *l)
 	struct g *gp = l->head;
 	if (gp != NULL) {
 		__atomic_store_n(&l->head, gp->schedlink, __ATOMIC_RELAXED);
-		l->size--;
+		__atomic_store_n(&l->size, l->size - 1, __ATOMIC_RELAXED);	/* as glist_push */
 		gp->schedlink = NULL;
 	}
 	return gp;
