@@ -74,8 +74,11 @@ struct select_case {
 #define SELECT_RECV(ch, p) { .c = (ch), .dir = SELECT_DIR_RECV, .elem = (p) }
 #define SELECT_AFTER(d) { .c = NULL, .dir = SELECT_DIR_AFTER, .ns = (d) }
 #define SELECT_DEFAULT (-1)
-/* Cases per select; its sudogs and orders live on the G's stack. */
-#define SELECT_MAX_CASES 64
+/* Cases per select: at most SELECT_MAX_CASES (Go's limit). Up to
+ * SELECT_STACK_CASES its sudogs and orders live on the G's stack and cost
+ * no allocation; above, chan_select kmallocs them for the call. */
+#define SELECT_MAX_CASES 65536
+#define SELECT_STACK_CASES 64
 
 int chan_select(struct select_case *cases, int ncases, bool has_default);
 

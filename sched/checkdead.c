@@ -29,7 +29,9 @@ uint64_t checkdead_netpoll_waits;
 /* Caller holds sched.lock (called from mput). */
 void checkdead(void)
 {
-	if (sched.nmidle < sched.nprocs)
+	/* Ms, not Ps: after a gomaxprocs shrink there are more Ms than Ps,
+	 * and the spare ones stay idle. */
+	if (sched.nmidle < sched.mcount)
 		return;		/* some M still runs or looks for work */
 	/* A timer that will fire may wake a G (sleep, say): not dead (Go
 	 * checks every P's timer heap the same way). when0 is 0 for a heap

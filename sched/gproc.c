@@ -39,7 +39,8 @@ static void allgadd(struct g *gp)
 	spin_lock(&sched.allglock);
 	gp->alllink = sched.allgs;
 	atomic_storeuintptr((volatile uintptr_t *)&sched.allgs, (uintptr_t)gp);	/* release */
-	sched.allglen++;
+	/* Atomic store (a plain one): num_goroutine reads it unlocked. */
+	__atomic_store_n(&sched.allglen, sched.allglen + 1, __ATOMIC_RELAXED);
 	spin_unlock(&sched.allglock);
 }
 
@@ -63,13 +64,14 @@ void gfput(struct p *pp, struct g *gp)
 	for (int i = 1; i < GFREE_BATCH; i++)
 		last = last->schedlink;
 	pp->gfree.head = last->schedlink;
-	pp->gfree.size -= GFREE_BATCH;
+	/* The sizes by atomic stores (plain ones): num_goroutine. */
+	__atomic_store_n(&pp->gfree.size, pp->gfree.size - GFREE_BATCH, __ATOMIC_RELAXED);
 	first->gfreelast = last;
 	spin_lock(&sched.gfree_lock);
 	last->schedlink = sched.gfree.head;
 	/* Atomic store: gfget peeks at the head without the lock. */
 	__atomic_store_n(&sched.gfree.head, first, __ATOMIC_RELAXED);
-	sched.gfree.size += GFREE_BATCH;
+	__atomic_store_n(&sched.gfree.size, sched.gfree.size + GFREE_BATCH, __ATOMIC_RELAXED);
 	spin_unlock(&sched.gfree_lock);
 }
 
@@ -85,11 +87,13 @@ static struct g *gfget(struct p *pp)
 		if (first) {
 			struct g *last = first->gfreelast;
 			__atomic_store_n(&sched.gfree.head, last->schedlink, __ATOMIC_RELAXED);
-			sched.gfree.size -= GFREE_BATCH;
+			/* The sizes as in gfput. */
+			__atomic_store_n(&sched.gfree.size, sched.gfree.size - GFREE_BATCH,
+					 __ATOMIC_RELAXED);
 			last->schedlink = NULL;
 			first->gfreelast = NULL;
 			pp->gfree.head = first;
-			pp->gfree.size = GFREE_BATCH;
+			__atomic_store_n(&pp->gfree.size, GFREE_BATCH, __ATOMIC_RELAXED);
 		}
 		spin_unlock(&sched.gfree_lock);
 	}
@@ -145,6 +149,28 @@ size_t g_record_bytes(void)
 uint64_t g_record_pages_bytes(void)
 {
 	return __atomic_load_n(&grecord_pages, __ATOMIC_RELAXED) * PAGE_SIZE;
+}
+
+/*
+ * num_goroutine: Go's gcount. Every G record ever made is on allgs and
+ * never leaves it; the dead ones are on the free lists (each P's and the
+ * global). So the Gs that exist are allglen less those lists, with no
+ * counter to keep on go() or exit. The loads are relaxed and unlocked, as
+ * Go's are: the figure is exact when no G starts or exits meanwhile, an
+ * estimate otherwise (a list may be read mid-move), and never below 1, the
+ * caller.
+ */
+int num_goroutine(void)
+{
+	/* Relaxed: allglen is written under allglock, the lists' sizes by
+	 * their owner or under gfree_lock (atomic stores, for these loads);
+	 * any recent value will do. */
+	int64_t n = __atomic_load_n(&sched.allglen, __ATOMIC_RELAXED);
+	n -= __atomic_load_n(&sched.gfree.size, __ATOMIC_RELAXED);
+	uint32_t np = __atomic_load_n(&sched.nprocs, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < np; i++)
+		n -= __atomic_load_n(&allp[i]->gfree.size, __ATOMIC_RELAXED);
+	return n < 1 ? 1 : (int)n;
 }
 
 /* The first function of every G (goentry jumps here, kernel/gobuf.h): run

@@ -150,7 +150,10 @@ static void tick(struct trapframe *tf)
 	if (r && now > r && now - r > pp->maxhold_ns)
 		pp->maxhold_ns = now - r;
 	uint64_t w = timers_when0(pp);
-	bool expired = now - pp->schedwhen >= slice;
+	/* A stop-the-world (gomaxprocs) ends the slice: the P is handed in
+	 * at the switch. Not the stopper's own (it has preemption off). */
+	bool expired = now - pp->schedwhen >= slice ||
+		       (atomic_load32(&sched.gcwaiting) && c->preempt_off == 0);
 	/* A due timer, or a G a wake-up readied waiting in runnext behind a
 	 * resumed G (resumeg_take), once the resumed G's least run is over. */
 	uint64_t until = resume_until(pp, r, slice);
@@ -225,6 +228,11 @@ void sched_ipi_wake(void)
 	struct p *pp = mp ? mp->p : NULL;
 	if (!pp || pp->m != mp || !mp->curg)
 		return;
+	/* A stop-the-world: the tick now, to preempt the G (tick). */
+	if (atomic_load32(&sched.gcwaiting)) {
+		timer_set_deadline(nanotime());
+		return;
+	}
 	uint64_t next = tick_deadline(pp, sched_slice_ns());
 	if (c->timer_deadline_ns == 0 || next < c->timer_deadline_ns)
 		timer_set_deadline(next);

@@ -9,8 +9,10 @@
  * Invariant that replaces Go's newm: an M joins sched.midle in the same
  * critical section (under sched.lock) in which its P joins sched.pidle,
  * and leaves it in the same critical section in which it gets a P back.
- * With as many Ms as Ps, an idle P therefore always has an idle M to run
- * it, so startm never needs an M that does not exist.
+ * With at least as many Ms as Ps (as many at boot; gomaxprocs makes Ms
+ * for more cores before it adds Ps, and keeps them when it removes Ps),
+ * an idle P therefore always has an idle M to run it, so startm never
+ * needs an M that does not exist.
  *
  * Worker parking/unparking follows Go exactly (see the long comment at the
  * top of proc.go): a new G is submitted to a run queue, then a StoreLoad
@@ -35,6 +37,7 @@
 #include "sched/console_io.h"
 #include "sched/netpoll.h"
 #include "sched/schedimpl.h"
+#include "sched/sync.h"
 #include "sched/tracebuf.h"
 
 /* Passes over all Ps in stealwork; runnext (and timers) only on the last. */
@@ -347,7 +350,10 @@ static uint64_t watchdog_check(uint64_t now)
 	uint64_t limit = watchdog_ns(), next = 0;
 	uint32_t nstalled = 0;
 	atomic_store64(&sched.watchdog_last, now);
-	for (uint32_t i = 0; i < sched.nprocs; i++) {
+	/* load-acquire: an idle M's look may meet a gomaxprocs; any P it
+	 * finds is one (allp is whole from boot). */
+	uint32_t np = atomic_load32(&sched.nprocs);
+	for (uint32_t i = 0; i < np; i++) {
 		struct p *pp = allp[i];
 		uint64_t since;
 		struct cpu *c = p_running_core(pp, &since);
@@ -426,7 +432,8 @@ static __noinline void g0_periodic(uint64_t now)
 	 * and then 0 here; either it comes after our store, or we see its
 	 * nstalled and put the 0 back. */
 	atomic_xchg64(&sched.g0work_due, last + WATCHDOG_PERIOD_NS);
-	if (atomic_load32(&sched.nstalled) || kopts.schedtrace_ms != 0)
+	if (atomic_load32(&sched.nstalled) || kopts.schedtrace_ms != 0 ||
+	    atomic_load32(&sched.gcwaiting))
 		atomic_store64(&sched.g0work_due, 0);
 }
 
@@ -675,6 +682,34 @@ static void resetspinning(void)
 	sched_race(SCHED_RACE_SPINNER_WOKE);
 }
 
+/*
+ * gcstopm: a stop-the-world is under way (gomaxprocs): hand in this M's P,
+ * stopped (_Pgcstop), and halt as an idle M until start_the_world or a
+ * later wakep hands it a P, perhaps another one. On g0, from
+ * findrunnable, which then starts its round again with that P. A spinning
+ * M stops spinning first, as in Go.
+ */
+static __noinline void gcstopm(struct m *mp)
+{
+	if (mp->spinning) {
+		mp->spinning = 0;
+		if ((int32_t)atomic_xadd32(&sched.nmspinning, -1) < 0)
+			panic("gcstopm: negative nmspinning");
+	}
+	spin_lock_nopreempt(&sched.lock);
+	if (!sched.gcwaiting) {		/* over already: keep the P */
+		spin_unlock_nopreempt(&sched.lock);
+		return;
+	}
+	struct p *pp = releasep();
+	atomic_store32(&pp->status, _Pgcstop);
+	mput(mp);
+	/* Atomic: the stopper polls it without the lock. */
+	atomic_store32(&sched.stopwait, sched.stopwait - 1);
+	spin_unlock_nopreempt(&sched.lock);
+	stopm();
+}
+
 /* ---- finding work --------------------------------------------------- */
 
 /*
@@ -820,6 +855,12 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 * cores the watchdog found stuck (g0_periodic). */
 	if (unlikely(now >= atomic_load64(&sched.g0work_due))) {
 		g0_periodic(now);
+		/* A stop-the-world (it keeps g0work_due at 0 meanwhile):
+		 * this P is handed in, and the M comes back with one. */
+		if (atomic_load32(&sched.gcwaiting)) {
+			gcstopm(mp);
+			pp = mp->p;
+		}
 		*nowp = now = nanotime();
 	}
 	uint64_t when0 = atomic_load64(&pp->timers.when0);
@@ -970,6 +1011,13 @@ first:
 
 	sched_race(SCHED_RACE_DROP_P);
 	spin_lock_nopreempt(&sched.lock);
+	if (sched.gcwaiting) {
+		/* Stopping the world: the P goes to the stopper, not to
+		 * the idle list (Go's findRunnable does the same). */
+		spin_unlock_nopreempt(&sched.lock);
+		gcstopm(mp);
+		goto top;
+	}
 	if (sched.runq.size != 0) {
 		gp = globrunqget_batch_locked(pp);
 		return gp;
@@ -1378,6 +1426,196 @@ __hot void goexit0(struct g *gp)
 	schedule(mp);
 }
 
+/* ---- stopping the world, and gomaxprocs ------------------------------ */
+
+static void minit(struct m *mp, struct cpu *c);	/* start-up, below */
+
+/*
+ * stop_the_world: Go's stopTheWorldWithSema. The caller is a G with
+ * preemption off (it keeps its P and core throughout); on return every
+ * other P is stopped (_Pgcstop), with no M, and nothing but the caller
+ * runs Gs. Idle Ps are taken off the idle list at once; an M with a P
+ * hands it in at its next round (gcstopm, from findrunnable, which looks
+ * at every round while sched.g0work_due is 0); a running G is preempted
+ * by its core's tick, which an IPI_WAKE brings forward (preempt.c). The
+ * caller spins until the count is 0: the wait is a few switches, and a
+ * G that holds its core with preemption off holds up the stop, as in Go.
+ */
+static void stop_the_world(void)
+{
+	struct p *me = getm()->p;
+
+	spin_lock(&sched.lock);
+	atomic_store32(&sched.stopwait, sched.nprocs - 1);
+	/* gcwaiting before g0work_due (both store-release): a g0_periodic
+	 * that overwrites our 0 then sees gcwaiting and puts it back. */
+	atomic_store32(&sched.gcwaiting, 1);
+	atomic_store64(&sched.g0work_due, 0);
+	struct p *pp;
+	while ((pp = pidleget()) != NULL) {
+		atomic_store32(&pp->status, _Pgcstop);
+		atomic_store32(&sched.stopwait, sched.stopwait - 1);
+	}
+	spin_unlock(&sched.lock);
+	for (;;) {
+		for (uint32_t i = 0; i < sched.nprocs; i++) {
+			struct m *mp = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&allp[i]->m);
+			if (allp[i] != me && mp && atomic_load32(&allp[i]->status) == _Prunning)
+				ipi_send(mp->cpu->id, IPI_WAKE);
+		}
+		/* load-acquire: the Ps' hand-ins (gcstopm) before it. */
+		uint64_t until = nanotime() + 100 * NSEC_PER_USEC;
+		while (atomic_load32(&sched.stopwait) != 0 && nanotime() < until)
+			arch_cpu_relax();
+		if (atomic_load32(&sched.stopwait) == 0)
+			break;
+	}
+}
+
+/*
+ * (*p).destroy: pp is leaving (procresize). Its runnable Gs (runnext,
+ * the ring, the G waiting to resume its slice) go to the head of the
+ * global queue in their order, its timers, free Gs and cached stacks to
+ * `to`, the P that the caller keeps. World stopped: pp has no M and no
+ * thief, and `to` is used as its owner uses it.
+ */
+static void pdestroy(struct p *pp, struct p *to)
+{
+	struct gqueue q = { 0 }, rev = { 0 };
+	runqdrain(pp, &q);
+	if (pp->resumeg) {
+		gqueue_push(&q, pp->resumeg);	/* it was to run first */
+		pp->resumeg = NULL;
+	}
+	pp->timerg = 0;
+	struct g *gp;
+	while ((gp = gqueue_pop(&q)) != NULL)
+		gqueue_push(&rev, gp);
+	spin_lock(&sched.lock);
+	while ((gp = gqueue_pop(&rev)) != NULL)
+		globrunqputhead(gp);
+	spin_unlock(&sched.lock);
+	timers_move(pp, to);
+	while ((gp = glist_pop(&pp->gfree)) != NULL)
+		gfput(to, gp);
+	while (pp->stackcache) {
+		uintptr_t s = stackcache_get(pp, 0);
+		stackcache_put(to, s);
+	}
+	atomic_store32(&pp->status, _Pidle);	/* out of allp[0..nprocs) */
+}
+
+/*
+ * procresize: Go's, with the world stopped and the caller's G on `me`.
+ * Ms first: each P needs a core, so cores that have none get one (they
+ * halt in core_wait_for_m until then) and join the idle Ms. Ps over n are
+ * destroyed; if the caller's is one of them it takes P0 instead, as in
+ * Go. Returns how many Ps have work: they are in ps[], and in ms[] the
+ * idle Ms (taken off sched.midle) that will run them. Ends the stop:
+ * gcwaiting is 0 once the idle list and the counts are in place.
+ */
+static uint32_t procresize(uint32_t n, struct p **ps, struct m **ms)
+{
+	struct m *mp = getm();
+	struct p *me = mp->p;
+	uint32_t old = sched.nprocs;
+
+	spin_lock(&sched.lock);
+	for (unsigned i = 0; i < ncpus && sched.mcount < n; i++) {
+		if (!cpus[i].online || allm[i].g0)
+			continue;
+		minit(&allm[i], &cpus[i]);
+		allm[i].schedlink = sched.midle;
+		sched.midle = &allm[i];
+		sched.nmidle++;
+		sched.mcount++;
+		ipi_wake_idle(cpus[i].id);	/* leaves core_wait_for_m */
+	}
+	spin_unlock(&sched.lock);
+	if (sched.mcount < n)
+		panic("procresize: %u Ps but %u Ms", n, sched.mcount);
+
+	struct p *keep = me->id < n ? me : allp[0];
+	if (keep != me) {
+		/* The caller moves to P0 (stopped, without an M) and leaves
+		 * its P to be destroyed below. */
+		releasep();
+		atomic_store32(&me->status, _Pgcstop);
+		acquirep(keep);
+		uint64_t now = nanotime();
+		keep->schedwhen = now;
+		atomic_store64(&keep->runwhen, now);
+	}
+	for (uint32_t i = n; i < old; i++)
+		pdestroy(allp[i], keep);
+	for (uint32_t i = old; i < n; i++)
+		atomic_store32(&allp[i]->status, _Pgcstop);
+
+	spin_lock(&sched.lock);
+	/* Atomic: an idle M's watchdog (stopm) reads it without the lock. */
+	atomic_store32(&sched.nprocs, n);
+	if (n > sched.maxprocs)
+		sched.maxprocs = n;
+	stealorder_reset(n);
+	/* The Ps other than ours: idle, or with an M to run their Gs. */
+	uint32_t nrun = 0;
+	for (uint32_t i = n; i-- > 0;) {
+		struct p *pp = allp[i];
+		if (pp == keep)
+			continue;
+		if (runqempty(pp) && !pp->resumeg) {
+			pidleput(pp);
+			continue;
+		}
+		struct m *nmp = mget();
+		if (!nmp)
+			panic("procresize: P%u has work but no M is idle", pp->id);
+		ps[nrun] = pp;
+		ms[nrun++] = nmp;
+	}
+	atomic_store32(&sched.gcwaiting, 0);
+	spin_unlock(&sched.lock);
+	return nrun;
+}
+
+/* Serializes gomaxprocs callers (Go's worldsema). */
+static struct mutex procresize_mu;
+
+int gomaxprocs(int n)
+{
+	uint32_t online = 0;
+	for (unsigned i = 0; i < ncpus; i++)
+		online += cpus[i].online ? 1 : 0;
+
+	mutex_lock(&procresize_mu);
+	int old = (int)sched.nprocs;
+	if (n <= 0 || (uint32_t)n == sched.nprocs) {
+		mutex_unlock(&procresize_mu);
+		return old;
+	}
+	if ((uint32_t)n > online) {
+		mutex_unlock(&procresize_mu);
+		printf("gmk: gomaxprocs(%d): only %u cores are online; the P count "
+		       "stays %d\n", n, online, old);
+		return old;
+	}
+	struct p *ps[MAX_CPUS];
+	struct m *ms[MAX_CPUS];
+	preempt_disable();	/* this G keeps its core and P throughout */
+	stop_the_world();
+	uint32_t nrun = procresize((uint32_t)n, ps, ms);
+	/* startTheWorld: the Ps with work get their Ms (as startm). */
+	for (uint32_t i = 0; i < nrun; i++) {
+		ms[i]->nextspinning = 0;
+		ms[i]->nextp = ps[i];
+		m_unpark(ms[i]);
+	}
+	preempt_enable();
+	wakep();		/* the global queue may hold the destroyed Ps' Gs */
+	mutex_unlock(&procresize_mu);
+	return old;
+}
+
 /* ---- start-up ---------------------------------------------------------- */
 
 static void minit(struct m *mp, struct cpu *c)
@@ -1397,7 +1635,9 @@ static void minit(struct m *mp, struct cpu *c)
 	g0->sched.sp = c->stack_top;
 	g0->sched.g = g0;
 	g0->atomicstatus = _Grunning;
-	c->m = mp;
+	/* store-release: a core waiting for an M (core_wait_for_m) sees
+	 * it whole. */
+	atomic_storeuintptr((volatile uintptr_t *)&c->m, (uintptr_t)mp);
 }
 
 static void schedinit(void)
@@ -1422,7 +1662,11 @@ static void schedinit(void)
 		minit(&allm[i], &cpus[i]);
 		nm++;
 	}
-	for (uint32_t i = 0; i < nprocs; i++) {
+	sched.mcount = nm;
+	sched.maxprocs = nprocs;
+	/* Every slot, for the Ps gomaxprocs may add: a P is never freed, so
+	 * a reader with a stale nprocs still finds a P, if a stopped one. */
+	for (uint32_t i = 0; i < MAX_CPUS; i++) {
 		pstore[i].id = i;
 		allp[i] = &pstore[i];
 	}
@@ -1455,11 +1699,19 @@ static void schedinit(void)
 }
 
 /* A core beyond nprocs: no M, no P, no timer (tickless); IPIs still
- * reach it (smp_call_all). */
-static __attribute__((noreturn)) void core_idle_forever(void)
+ * reach it (smp_call_all). It halts until gomaxprocs gives it an M
+ * (procresize), which then waits on sched.midle for a P. */
+static struct m *core_wait_for_m(void)
 {
+	struct cpu *c = this_cpu();
 	for (;;) {
 		unsigned long flags = arch_irq_save();
+		/* load-acquire: minit's store-release */
+		struct m *mp = (struct m *)atomic_loaduintptr((volatile uintptr_t *)&c->m);
+		if (mp) {
+			arch_irq_restore(flags);
+			return mp;
+		}
 		timer_set_deadline(0);
 		cpu_halt();
 		arch_irq_restore(flags);
@@ -1477,7 +1729,7 @@ void sched_main(bool boot_core)
 	} else {
 		struct m *mp = this_cpu()->m;
 		if (!mp)	/* beyond nprocs: no M, no P */
-			core_idle_forever();
+			mp = core_wait_for_m();
 		arch_setg(mp->g0);
 		stopm();	/* on sched.midle since schedinit */
 	}

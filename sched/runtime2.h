@@ -46,6 +46,7 @@ enum {
 enum {
 	_Pidle = 0,	/* on the idle list or being set up */
 	_Prunning,	/* owned by an M that runs Gs or the scheduler */
+	_Pgcstop,	/* stopped by a stop-the-world (gomaxprocs), no M */
 };
 
 /*
@@ -236,7 +237,17 @@ struct schedt {
 	 * watchdog, stuck Ps' timers, schedtrace); 0: at every round. */
 	volatile uint64_t g0work_due;
 	volatile uint64_t nwatchdog;	/* stalls reported */
-	uint32_t nprocs;		/* Go's gomaxprocs */
+	uint32_t nprocs;		/* Go's gomaxprocs; changed only with the
+					 * world stopped (procresize) */
+	uint32_t maxprocs;		/* the most Ps there have been */
+	uint32_t mcount;		/* Ms made (one per core, never fewer
+					 * than nprocs); under lock */
+	/* A stop-the-world is under way (Go's gcwaiting): every M with a P
+	 * hands it in at its next round (gcstopm). Written under lock,
+	 * read anywhere (atomic). */
+	volatile uint32_t gcwaiting;
+	volatile uint32_t stopwait;	/* Ps still to stop; under lock,
+					 * the stopper reads it (atomic) */
 
 	struct spinlock gfree_lock;	/* global free G list */
 	struct glist gfree;
@@ -291,7 +302,9 @@ static inline void glist_push(struct glist *l, struct g *gp)
 	/* Atomic store (a plain mov): gfget peeks at sched.gfree.head
 	 * without the lock. */
 	__atomic_store_n(&l->head, gp, __ATOMIC_RELAXED);
-	l->size++;
+	/* Atomic store (a plain one): num_goroutine reads the size
+	 * without the lock. */
+	__atomic_store_n(&l->size, l->size + 1, __ATOMIC_RELAXED);
 }
 
 static inline struct g *glist_pop(struct glist *l)
@@ -299,7 +312,7 @@ static inline struct g *glist_pop(struct glist *l)
 	struct g *gp = l->head;
 	if (gp != NULL) {
 		__atomic_store_n(&l->head, gp->schedlink, __ATOMIC_RELAXED);
-		l->size--;
+		__atomic_store_n(&l->size, l->size - 1, __ATOMIC_RELAXED);	/* as glist_push */
 		gp->schedlink = NULL;
 	}
 	return gp;

@@ -291,6 +291,19 @@ uint64_t go_stack(void (*fn)(void *), void *arg, long stack_bytes);
 uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size);
 uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes);
 #define go_value(fn, type, ...) go_copy((fn), &(type){ __VA_ARGS__ }, sizeof(type))
+/* The goroutines that exist now, the caller included (Go's
+ * runtime.NumGoroutine): exact while none starts or exits, otherwise a
+ * recent count. */
+int num_goroutine(void);
+/*
+ * Go's runtime.GOMAXPROCS(n): the number of Ps becomes n and the old one
+ * is returned; n <= 0 only asks. The world is stopped for the change
+ * (every other P handed in, as in Go); Ps removed give their runnable Gs
+ * to the global queue and their timers and free Gs to the caller's P, and
+ * their cores halt until a P is free for them. n over the cores online is
+ * refused with a message (the count stays).
+ */
+int gomaxprocs(int n);
 void gosched(void);				/* yield to the global queue */
 __attribute__((noreturn)) void goexit(void);	/* end the running G */
 /* Park the running G; unlockf(gp, lock) runs on g0 after the switch and

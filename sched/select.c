@@ -15,16 +15,22 @@
  *   6. Pass 3, relocked: unlink the other sudogs, which the losers of the
  *      CAS may already have unlinked themselves.
  *
- * Where gmk departs from Go: the sudogs, pollorder and lockorder are
- * arrays on the selecting G's stack, sized by the number of cases (at most
- * SELECT_MAX_CASES), and the "which case fired" word is in struct
- * selectwait rather than g.param. A SELECT_AFTER case (Go's
+ * Where gmk departs from Go: up to SELECT_STACK_CASES cases, the sudogs,
+ * pollorder and lockorder are arrays on the selecting G's stack, sized by
+ * the number of cases, so a small select allocates nothing; above that
+ * (up to SELECT_MAX_CASES, Go's 65,536, the most a uint16_t index names)
+ * they are one kmalloc block each (the orders at the start, the sudogs
+ * only if the select parks), freed before it returns: a G's stack is small
+ * and fixed. The "which case fired" word is in struct selectwait rather
+ * than g.param. A SELECT_AFTER case (Go's
  * `<-time.After(d)`) has no channel: its timer lives in the frame too, a
  * third kind of waker (struct selecttimer).
  */
 #include <string.h>
 
+#include "kernel/compiler.h"
 #include "kernel/cpu.h"
+#include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "kernel/time.h"
 #include "sched/hchan.h"
@@ -144,16 +150,71 @@ static bool selparkcommit(struct g *gp, void *arg)
 
 /* ---- selectgo ----------------------------------------------------------- */
 
+/*
+ * lockorder[0..n) := pollorder[0..n) sorted by channel address, as Go's
+ * selectgo does: a heap sort, O(n log n) in place, for the large selects;
+ * cases on one channel end adjacent (sellock and selunlock rely on it),
+ * in no particular order among themselves.
+ */
+static __noinline void sortlockorder_heap(const struct select_case *cases,
+					  const uint16_t *pollorder, uint16_t *lockorder, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int j = i;
+		uintptr_t c = (uintptr_t)cases[pollorder[i]].c;
+		while (j > 0 && (uintptr_t)cases[lockorder[(j - 1) / 2]].c < c) {
+			int k = (j - 1) / 2;
+			lockorder[j] = lockorder[k];
+			j = k;
+		}
+		lockorder[j] = pollorder[i];
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		uint16_t o = lockorder[i];
+		uintptr_t c = (uintptr_t)cases[o].c;
+		int j = 0;
+		lockorder[i] = lockorder[0];
+		for (;;) {
+			int k = j * 2 + 1;
+			if (k >= i)
+				break;
+			if (k + 1 < i && (uintptr_t)cases[lockorder[k]].c <
+					 (uintptr_t)cases[lockorder[k + 1]].c)
+				k++;
+			if (c < (uintptr_t)cases[lockorder[k]].c) {
+				lockorder[j] = lockorder[k];
+				j = k;
+				continue;
+			}
+			break;
+		}
+		lockorder[j] = o;
+	}
+}
+
 int chan_select(struct select_case *cases, int ncases, bool has_default)
 {
 	if (ncases < 0 || ncases > SELECT_MAX_CASES)
 		panic("select: %d cases (at most %d)", ncases, SELECT_MAX_CASES);
 
-	/* Sized by the cases at hand (bounded above), not by the maximum:
-	 * a select runs on a G's small fixed stack. */
-	int nslots = ncases > 0 ? ncases : 1;
-	uint16_t pollorder[nslots], lockorder[nslots];
+	/* Sized by the cases at hand, not by the maximum: a select runs on a
+	 * G's small fixed stack. Above SELECT_STACK_CASES the arrays are
+	 * kmalloc'd (onheap) and the stack ones are one slot each. */
+	bool onheap = ncases > SELECT_STACK_CASES;
+	int nslots = ncases > 0 && !onheap ? ncases : 1;
+	uint16_t pollorder_stk[nslots], lockorder_stk[nslots];
+	uint16_t *pollorder = pollorder_stk, *lockorder = lockorder_stk;
+	/* Here, not in pass 2: a goto out may not jump past an array
+	 * sized at run time. */
+	struct sudog sgs_stk[nslots];
+	struct sudog *sgs, *sgs_heap = NULL;
 	int norder = 0;
+	int ret;
+
+	if (unlikely(onheap)) {
+		pollorder = kmalloc(2 * sizeof(uint16_t) * (size_t)ncases);
+		lockorder = pollorder + ncases;
+	}
 	int tcasi = -1;			/* the SELECT_AFTER case */
 	uint64_t deadline = 0;
 
@@ -183,31 +244,40 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 			uint64_t now = nanotime();
 			if (now >= deadline) {
 				cases[tcasi].ok = true;
-				return tcasi;
+				ret = tcasi;
+				goto out;
 			}
 			if (!has_default && deadline != TIME_NEVER) {
 				sleep_ns(deadline - now);
 				cases[tcasi].ok = true;
-				return tcasi;
+				ret = tcasi;
+				goto out;
 			}
 		}
-		if (has_default)
-			return SELECT_DEFAULT;
+		if (has_default) {
+			ret = SELECT_DEFAULT;
+			goto out;
+		}
+		/* Never woken: the block, if any, is never freed either. */
 		gopark(NULL, NULL, ncases ? waitReasonSelect : waitReasonSelectNoCases);
 		panic("unreachable: woke from a select that can never proceed");
 	}
 
-	/* Sort by channel address (insertion sort: a select has few cases,
-	 * and it needs no extra stack). */
-	for (int i = 0; i < norder; i++) {
-		uint16_t k = pollorder[i];
-		uintptr_t ck = (uintptr_t)cases[k].c;
-		int j = i;
-		while (j > 0 && (uintptr_t)cases[lockorder[j - 1]].c > ck) {
-			lockorder[j] = lockorder[j - 1];
-			j--;
+	/* Sort by channel address: an insertion sort for the small selects
+	 * (few cases, no call), Go's heap sort above. */
+	if (unlikely(onheap)) {
+		sortlockorder_heap(cases, pollorder, lockorder, norder);
+	} else {
+		for (int i = 0; i < norder; i++) {
+			uint16_t k = pollorder[i];
+			uintptr_t ck = (uintptr_t)cases[k].c;
+			int j = i;
+			while (j > 0 && (uintptr_t)cases[lockorder[j - 1]].c > ck) {
+				lockorder[j] = lockorder[j - 1];
+				j--;
+			}
+			lockorder[j] = k;
 		}
-		lockorder[j] = k;
 	}
 
 	struct selstate st = { cases, lockorder, norder };
@@ -227,7 +297,8 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 			if ((sg = waitq_dequeue(&c->sendq))) {
 				cas->ok = true;
 				chan_recv_direct(c, sg, cas->elem, selunlock, &st);
-				return casi;
+				ret = casi;
+				goto out;
 			}
 			if (c->qcount > 0) {
 				void *slot = chanbuf(c, c->recvx);
@@ -240,14 +311,16 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 				atomic_store32(&c->qcount, c->qcount - 1);	/* chan_len reads it unlocked */
 				selunlock(&st);
 				cas->ok = true;
-				return casi;
+				ret = casi;
+				goto out;
 			}
 			if (c->closed) {
 				selunlock(&st);
 				if (cas->elem && c->elemsize)
 					memset(cas->elem, 0, c->elemsize);
 				cas->ok = false;
-				return casi;
+				ret = casi;
+				goto out;
 			}
 		} else {
 			if (c->closed) {
@@ -256,7 +329,8 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 			}
 			if ((sg = waitq_dequeue(&c->recvq))) {
 				chan_send_direct(c, sg, cas->elem, selunlock, &st);
-				return casi;
+				ret = casi;
+				goto out;
 			}
 			if (c->qcount < c->dataqsiz) {
 				if (c->elemsize)
@@ -265,22 +339,27 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 					c->sendx = 0;
 				atomic_store32(&c->qcount, c->qcount + 1);	/* chan_len reads it unlocked */
 				selunlock(&st);
-				return casi;
+				ret = casi;
+				goto out;
 			}
 		}
 	}
 	if (tcasi >= 0 && nanotime() >= deadline) {
 		selunlock(&st);
 		cases[tcasi].ok = true;
-		return tcasi;
+		ret = tcasi;
+		goto out;
 	}
 	if (has_default) {
 		selunlock(&st);
-		return SELECT_DEFAULT;
+		ret = SELECT_DEFAULT;
+		goto out;
 	}
 
 	/* Pass 2: queue on every channel, in lock order, and park. */
-	struct sudog sgs[nslots];
+	sgs = sgs_stk;
+	if (unlikely(onheap))
+		sgs = sgs_heap = kmalloc(sizeof(struct sudog) * (size_t)ncases);
 	struct selectwait sel = { 0, NULL };
 	struct sudog *waiting = NULL, **linkp = &waiting;
 	struct g *gp = getg();
@@ -337,15 +416,19 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 	selunlock(&st);
 
 	cas = &cases[casi];
+	ret = casi;
 	if (casi == tcasi) {
 		cas->ok = true;
-		return casi;
-	}
-	if (cas->dir == SELECT_DIR_SEND) {
+	} else if (cas->dir == SELECT_DIR_SEND) {
 		if (!fired->success)
 			panic("send on closed channel");
 	} else {
 		cas->ok = fired->success;
 	}
-	return casi;
+out:
+	if (unlikely(onheap)) {
+		kfree(sgs_heap);
+		kfree(pollorder);
+	}
+	return ret;
 }

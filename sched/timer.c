@@ -253,6 +253,38 @@ bool timer_reset(struct timer *t, uint64_t when)
 	return true;
 }
 
+/*
+ * Every timer of `from` into `to`'s heap, deadlines kept (Go's
+ * moveTimers, from (*p).destroy). With the world stopped (procresize):
+ * no G runs but the caller, so nobody else takes two heaps' locks; both
+ * are held while a timer moves, so t->pp always names the heap it is in.
+ * Preemption off, `to` this core's P.
+ */
+void timers_move(struct p *from, struct p *to)
+{
+	struct timers *fs = &from->timers, *ts = &to->timers;
+
+	spin_lock(&fs->lock);
+	spin_lock(&ts->lock);
+	uint64_t old0 = ts->when0;	/* 0: none that fires */
+	while (fs->len) {
+		struct timer *t = fs->heap[fs->len - 1];
+		heap_remove(fs, t);
+		heap_add(ts, t);
+		/* store-release, as timer_start's */
+		atomic_storeuintptr((volatile uintptr_t *)&t->pp, (uintptr_t)to);
+	}
+	update_when0(fs);
+	update_when0(ts);
+	uint64_t w = ts->when0;
+	spin_unlock(&ts->lock);
+	spin_unlock(&fs->lock);
+	/* An earlier deadline for `to`: its core (the caller's) re-arms,
+	 * and the time-keeper learns of it, as after a timer_start. */
+	if (w && (old0 == 0 || w < old0))
+		timers_notify(to, w);
+}
+
 uint64_t timers_when0(struct p *pp)
 {
 	return atomic_load64(&pp->timers.when0);

@@ -71,5 +71,7 @@ uint32_t timers_run(struct p *pp, uint64_t now);
  * (lock-free peek). */
 uint64_t timers_when0(struct p *pp);
 uint32_t timers_len(struct p *pp);	/* lock-free peek */
+/* Every timer of `from` into `to`'s heap (procresize, world stopped). */
+void timers_move(struct p *from, struct p *to);
 
 #endif

@@ -209,7 +209,9 @@ void trace_init(void)
 	if (bytes == 0)
 		return;
 	size_t npages = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-	for (uint32_t i = 0; i < sched.nprocs; i++) {
+	/* A buffer for every P there can be: gomaxprocs may add Ps up to
+	 * the cores online. */
+	for (uint32_t i = 0; i < ncpus_online && i < MAX_CPUS; i++) {
 		tracebufs[i].ev = page_alloc(npages);
 		tracebufs[i].cap = (uint32_t)(npages * PAGE_SIZE / sizeof(struct traceevent));
 	}
@@ -292,7 +294,7 @@ void trace_dump(void)
 	if (!__atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&trace_enabled, false, __ATOMIC_SEQ_CST);
-	for (uint32_t i = 0; i < sched.nprocs; i++) {
+	for (uint32_t i = 0; i < sched.maxprocs; i++) {
 		/* load-acquire: pairs with trace_event's store-release */
 		counts[i] = atomic_load32(&tracebufs[i].n);
 		total += 16 + (uint64_t)counts[i] * sizeof(struct traceevent);
@@ -314,13 +316,13 @@ void trace_dump(void)
 	strncpy(board, GMK_BOARD, sizeof board - 1);
 	out_write("GMKTRACE", 8);
 	out_u32(TRACE_VERSION);
-	out_u32(sched.nprocs);
+	out_u32(sched.maxprocs);	/* every P there has been (gomaxprocs) */
 	out_u64(board_counter_hz());
 	out_u64(trace_start_counter);
 	out_u32(sizeof(struct traceevent));
 	out_u32(0);
 	out_write(board, sizeof board);
-	for (uint32_t i = 0; i < sched.nprocs; i++) {
+	for (uint32_t i = 0; i < sched.maxprocs; i++) {
 		out_u32(i);
 		out_u32(counts[i]);
 		out_u32(tracebufs[i].cap);
@@ -338,6 +340,6 @@ void trace_dump(void)
 	}
 	printf("gmktrace: %llu records from %u Ps (%llu events lost to full buffers), "
 	       "%llu bytes, crc32 %08x, to %s%s\n", (unsigned long long)records,
-	       sched.nprocs, (unsigned long long)lost, (unsigned long long)total,
+	       sched.maxprocs, (unsigned long long)lost, (unsigned long long)total,
 	       (unsigned)out.crc, sink, out.failed ? ": WRITE FAILED" : "");
 }

@@ -140,3 +140,11 @@ TEST_FATAL(chan_double_free, "double free of channel")
 	chan_free(c);
 	chan_free(c);
 }
+
+TEST_FATAL(chan_select_over_65536_cases, "select: 65537 cases (at most 65536)")
+{
+	struct select_case cs[1] = { SELECT_RECV(NULL, NULL) };
+
+	/* Refused before any case is read. */
+	chan_select(cs, SELECT_MAX_CASES + 1, true);
+}

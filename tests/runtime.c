@@ -1,0 +1,52 @@
+/*
+ * Go's runtime package: NumGoroutine counts the Gs that exist (parked,
+ * runnable and running, the caller included) and no dead one, on every
+ * P's free list and the global one.
+ */
+#include "kernel/test.h"
+#include "tests/chan_testutil.h"
+
+static void park_until_closed(void *p)
+{
+	chan_recv(p, NULL);
+}
+
+/* Yield until num_goroutine() == want; false after timeout_ns. Exiting Gs
+ * need their cores to run them to goexit, however slow the machine. */
+static bool num_goroutine_reaches(int want, uint64_t timeout_ns)
+{
+	uint64_t end = nanotime() + timeout_ns;
+
+	while (num_goroutine() != want) {
+		if (nanotime() > end)
+			return false;
+		gosched();
+	}
+	return true;
+}
+
+#define NG_WAVE 300		/* over GFREE_LOCAL_MAX: dead Gs reach the global list */
+#define NG_WAVES 4
+
+TEST(runtime_num_goroutine_counts_live_gs_only)
+{
+	int n0 = num_goroutine();
+
+	ASSERT_GE(n0, 1);			/* this G */
+	for (int w = 0; w < NG_WAVES; w++) {
+		chan_t c = chan_make(0, 0);
+		for (int i = 0; i < NG_WAVE; i++)
+			go(park_until_closed, c);
+		/* All parked: nothing starts or exits, so the count is exact. */
+		ASSERT(chan_wait_for_waiters(c, true, NG_WAVE, WAIT_TIMEOUT_NS));
+		ASSERT_EQ(num_goroutine(), n0 + NG_WAVE);
+		chan_close(c);
+		/* Dead, on whichever P's list (or the global one) they died. */
+		if (!num_goroutine_reaches(n0, WAIT_TIMEOUT_NS))
+			ASSERT_EQ(num_goroutine(), n0);
+		chan_free(c);
+	}
+	/* The records are reused, not counted again. */
+	ASSERT_EQ(num_goroutine(), n0);
+	printf("# %d goroutines at rest, %d with a wave parked\n", n0, n0 + NG_WAVE);
+}
