@@ -5,7 +5,8 @@
  * C library's headers (stdio.h, string.h, ...) come with the toolchain.
  *
  *   goroutines      go, go_copy, go_value, go_stack, gosched, goexit, goid,
- *                   sched_nprocs                       (Go's go, runtime)
+ *                   sched_nprocs, num_goroutine, gomaxprocs
+ *                                                      (Go's go, runtime)
  *   channels        chan_make, chan_send, chan_recv, chan_close, chan_free,
  *                   chan_select with SELECT_SEND/RECV/AFTER  (chan, select)
  *   time            time_now, sleep_ns, time_newtimer, time_newticker,
@@ -102,6 +103,8 @@ void gosched(void);
 __attribute__((noreturn)) void goexit(void);
 uint64_t goid(void);
 uint32_t sched_nprocs(void);
+int num_goroutine(void);	/* runtime.NumGoroutine */
+int gomaxprocs(int n);		/* runtime.GOMAXPROCS: n <= 0 only asks */
 
 /* ---- time ---- */
 uint64_t time_now(void);	/* ns since boot, monotonic (Go's time.Now's) */
