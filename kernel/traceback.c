@@ -1,0 +1,149 @@
+/*
+ * Stacks for fatal errors (kernel/traceback.h). Runs on a dying core
+ * with interrupts masked and the other cores stopped or stopping: it
+ * allocates nothing and takes no lock (the table is read-only, the
+ * capture buffer is the dying core's alone, claim_panic), and reads a
+ * frame record only after checking that it lies where a stack may.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/page.h"
+#include "kernel/symtab.h"
+#include "kernel/traceback.h"
+#include "kernel/trap.h"
+
+/* Go prints 100 frames, then says how many more; a deeper stack here is
+ * almost always a runaway recursion, whose first frames say it. */
+#define TRACEBACK_MAX_FRAMES 100
+
+enum traceback_level traceback_level = TRACEBACK_SINGLE;
+
+bool traceback_set(const char *val)
+{
+	if (!val[0] || strcmp(val, "single") == 0)
+		traceback_level = TRACEBACK_SINGLE;
+	else if (strcmp(val, "none") == 0)
+		traceback_level = TRACEBACK_NONE;
+	else if (strcmp(val, "all") == 0)
+		traceback_level = TRACEBACK_ALL;
+	else
+		return false;
+	return true;
+}
+
+/* What the report printed, for the fatal tests; cut off when full. */
+static char captured[8192];
+static unsigned ncaptured;
+
+const char *traceback_text(void)
+{
+	return captured;
+}
+
+void tb_printf(const char *fmt, ...)
+{
+	char line[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	printf("%s", line);
+	size_t n = strlen(line);
+	if (n > sizeof captured - 1 - ncaptured)
+		n = sizeof captured - 1 - ncaptured;
+	memcpy(captured + ncaptured, line, n);
+	ncaptured += n;
+	captured[ncaptured] = 0;
+}
+
+/*
+ * One frame. at_pc: pc is where the code stands (the innermost frame, or
+ * a trap's); otherwise it is a return address, and the call is the
+ * instruction before it, whose line is the one to print (Go's tracepc).
+ * The offset is from the function's entry to pc itself, as Go prints it.
+ */
+static void print_frame(uintptr_t pc, bool at_pc)
+{
+	struct symtab_loc loc;
+
+	if (!symtab_lookup(at_pc ? pc : pc - 1, &loc)) {
+		tb_printf("?(...)\n\t?:0 pc=0x%lx\n", (unsigned long)pc);
+		return;
+	}
+	tb_printf("%s(...)\n", loc.func);
+	if (loc.line)
+		tb_printf("\t%s:%u +0x%lx\n", loc.file, (unsigned)loc.line,
+			  (unsigned long)(pc - loc.entry));
+	else
+		tb_printf("\t?:0 +0x%lx\n", (unsigned long)(pc - loc.entry));
+}
+
+/* May a frame record {next fp, return address} be read at fp? */
+static bool record_ok(uintptr_t fp, uintptr_t lo, uintptr_t hi)
+{
+	if (fp == 0 || (fp & (sizeof(uintptr_t) - 1)) || fp + 2 * sizeof(uintptr_t) < fp)
+		return false;
+	if (lo || hi)
+		return fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi;
+	return page_addr_valid(fp) && page_addr_valid(fp + 2 * sizeof(uintptr_t) - 1);
+}
+
+/* The return address of pc's function if it has no frame record (yet):
+ * a leaf, or a function stopped before its prologue made the record
+ * (a stack overflow faults in the prologue). It is in the link register
+ * (lr) or, where the arch has none, at the stack pointer sp. It counts
+ * only if it lies in the text, in another function, is not the return
+ * address in fp's record (pc's function has its record), and the
+ * instruction before it is a call to pc's function (or an indirect one). */
+static uintptr_t frameless_return(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
+				  uintptr_t lo, uintptr_t hi)
+{
+	struct symtab_loc at, ret;
+	uintptr_t r = lr;
+
+	if (!r && sp && !(sp & (sizeof(uintptr_t) - 1)) &&
+	    ((lo || hi) ? sp >= lo && sp + sizeof(uintptr_t) <= hi
+			: page_addr_valid(sp) && page_addr_valid(sp + sizeof(uintptr_t) - 1)))
+		r = *(const uintptr_t *)sp;
+	if (!r || !symtab_lookup(pc, &at) || !symtab_lookup(r - 1, &ret) || at.entry == ret.entry)
+		return 0;
+	if (record_ok(fp, lo, hi) && ((const uintptr_t *)fp)[1] == r)
+		return 0;
+	/* The table found r - 1 in a function: r is in the text, and so are
+	 * the bytes before it that the check reads. */
+	return arch_returns_from_call(r, at.entry) ? r : 0;
+}
+
+void traceback_frames(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
+		      uintptr_t lo, uintptr_t hi)
+{
+	unsigned n = 0;
+
+	if (pc) {
+		uintptr_t ret = frameless_return(pc, lr, sp, fp, lo, hi);
+		print_frame(pc, true);
+		n++;
+		if (ret) {
+			print_frame(ret, false);
+			n++;
+		}
+	}
+	while (record_ok(fp, lo, hi)) {
+		uintptr_t next = ((uintptr_t *)fp)[0];
+		uintptr_t ret = ((uintptr_t *)fp)[1];
+		if (ret == 0)
+			return;		/* goentry's: the G's first frame */
+		if (n == TRACEBACK_MAX_FRAMES) {
+			tb_printf("...additional frames elided...\n");
+			return;
+		}
+		print_frame(ret, false);
+		n++;
+		if (next <= fp)		/* stacks grow down: callers' records lie above */
+			break;
+		fp = next;
+	}
+}
