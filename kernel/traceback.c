@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/page.h"
+#include "kernel/layout.h"
+#include "kernel/percpu.h"
 #include "kernel/symtab.h"
 #include "kernel/traceback.h"
 #include "kernel/trap.h"
@@ -81,14 +82,31 @@ static void print_frame(uintptr_t pc, bool at_pc)
 		tb_printf("\t?:0 +0x%lx\n", (unsigned long)(pc - loc.entry));
 }
 
-/* May a frame record {next fp, return address} be read at fp? */
+/* May a frame record {next fp, return address} be read at fp? Only
+ * inside the stack [lo, hi): RAM around a stack may be a guard page. */
 static bool record_ok(uintptr_t fp, uintptr_t lo, uintptr_t hi)
 {
-	if (fp == 0 || (fp & (sizeof(uintptr_t) - 1)) || fp + 2 * sizeof(uintptr_t) < fp)
-		return false;
-	if (lo || hi)
-		return fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi;
-	return page_addr_valid(fp) && page_addr_valid(fp + 2 * sizeof(uintptr_t) - 1);
+	return fp && !(fp & (sizeof(uintptr_t) - 1)) && fp >= lo &&
+	       fp <= hi - 2 * sizeof(uintptr_t) && hi - lo >= 2 * sizeof(uintptr_t);
+}
+
+/* The stack of this core's own that holds p (its boot stack, which is
+ * its g0's, or its exception stack); false if neither does. */
+static bool core_stack(uintptr_t p, uintptr_t *lo, uintptr_t *hi)
+{
+	const struct cpu *c = this_cpu();
+
+	if (p >= c->stack_top - KSTACK_SIZE && p < c->stack_top) {
+		*lo = c->stack_top - KSTACK_SIZE;
+		*hi = c->stack_top;
+		return true;
+	}
+	if (p >= c->irq_stack_top - IRQ_STACK_SIZE && p < c->irq_stack_top) {
+		*lo = c->irq_stack_top - IRQ_STACK_SIZE;
+		*hi = c->irq_stack_top;
+		return true;
+	}
+	return false;
 }
 
 /* The return address of pc's function if it has no frame record (yet):
@@ -104,9 +122,8 @@ static uintptr_t frameless_return(uintptr_t pc, uintptr_t lr, uintptr_t sp, uint
 	struct symtab_loc at, ret;
 	uintptr_t r = lr;
 
-	if (!r && sp && !(sp & (sizeof(uintptr_t) - 1)) &&
-	    ((lo || hi) ? sp >= lo && sp + sizeof(uintptr_t) <= hi
-			: page_addr_valid(sp) && page_addr_valid(sp + sizeof(uintptr_t) - 1)))
+	if (!r && sp && !(sp & (sizeof(uintptr_t) - 1)) && sp >= lo &&
+	    sp + sizeof(uintptr_t) <= hi)
 		r = *(const uintptr_t *)sp;
 	if (!r || !symtab_lookup(pc, &at) || !symtab_lookup(r - 1, &ret) || at.entry == ret.entry)
 		return 0;
@@ -122,6 +139,15 @@ void traceback_frames(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
 {
 	unsigned n = 0;
 
+	if (!lo && !hi && fp && !core_stack(fp, &lo, &hi)) {
+		/* Not a stack this core knows (a G's that overflowed, say):
+		 * the frame at pc, and no record is read. */
+		if (pc)
+			print_frame(pc, true);
+		tb_printf("\t(frame pointer 0x%lx lies outside the stack: no more frames)\n",
+			  (unsigned long)fp);
+		return;
+	}
 	if (pc) {
 		uintptr_t ret = frameless_return(pc, lr, sp, fp, lo, hi);
 		print_frame(pc, true);

@@ -35,7 +35,8 @@ bool traceback_set(const char *val);
  * stopped in its prologue), its caller, from the link register lr or,
  * where the arch has none (lr 0), the word at the stack pointer sp (0:
  * not known); then every frame record from fp up. A record is followed
- * only while it lies in [lo, hi) (both 0: anywhere in RAM), is aligned,
+ * only while it lies in the stack [lo, hi) (both 0: whichever of this
+ * core's own stacks holds fp; if none, no record is read), is aligned,
  * and the next one lies above it; the walk ends at a zero return address
  * (a G's first frame, goentry's).
  */
