@@ -128,12 +128,13 @@ DEPS := $(OBJS:.o=.d)
 HOSTLIB := $(if $(BOARD_MAIN),$(BUILD)/libgmk.a)
 
 # ---- flags ---------------------------------------------------------------
-# Frame records in every function, leaves too, for the stacks fatal errors
-# print (kernel/traceback.h; gcc 12 still leaves them out of x86-64 leaves,
-# whose return address the walk finds at the stack pointer).
+# Frame records in every function, leaves too, and no tail calls (a jump
+# leaves no frame of its caller), for the stacks fatal errors print as Go
+# does (kernel/traceback.h; gcc 12 still leaves the records out of x86-64
+# leaves, whose return address the walk finds at the stack pointer).
 CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -ffreestanding -fno-common \
-	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
 	-fno-stack-protector -fno-strict-aliasing \
 	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
