@@ -66,9 +66,9 @@ static bool reporting;
 
 /*
  * The stacks (kernel/traceback.h), then the test harness's verdict. The
- * failing code's stack starts at pc, lr, sp, fp (kernel/traceback.h); all: every goroutine too;
- * sched_stack: the failing code's stack also when it is the scheduler's
- * rather than a G's.
+ * failing code's stack starts at pc, lr, sp, fp (as traceback_frames
+ * takes them); all: every goroutine too; sched_stack: the failing code's
+ * stack also when it is the scheduler's rather than a G's.
  */
 static void report(const char *msg, uintptr_t pc, uintptr_t lr, uintptr_t sp,
 		   uintptr_t fp, bool sched_stack, bool all)
@@ -82,7 +82,8 @@ static void report(const char *msg, uintptr_t pc, uintptr_t lr, uintptr_t sp,
 		/* Go stops the world before it walks other goroutines' stacks:
 		 * a G that moves on meanwhile would be walked as it changes. */
 		stop_other_cpus();
-		sched_traceback(pc, lr, sp, fp, sched_stack, all || traceback_level == TRACEBACK_ALL);
+		sched_traceback(pc, lr, sp, fp, sched_stack,
+				all || traceback_level == TRACEBACK_ALL);
 		printf("\n");
 	}
 	test_fatal_hook(msg);
