@@ -208,9 +208,14 @@ DEPS := $(OBJS:.o=.d)
 HOSTLIB := $(if $(BOARD_MAIN),$(BUILD)/libgmk.a)
 
 # ---- flags ---------------------------------------------------------------
+# Frame records in every function, leaves too, and no tail calls (a jump
+# leaves no frame of its caller), for the stacks fatal errors print as Go
+# does (kernel/traceback.h; gcc 12 still leaves the records out of x86-64
+# leaves, whose return address the walk finds at the stack pointer).
 CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -ffreestanding -fno-common \
-	-fno-omit-frame-pointer -fno-stack-protector -fno-strict-aliasing \
+	-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
+	-fno-stack-protector -fno-strict-aliasing \
 	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
 	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic -Iinclude \
@@ -272,9 +277,23 @@ $(BUILD)/gmk-static: $(OBJS)
 	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -static -o $@ $(OBJS) $(ARCH_LIBS)
 endif
 
-$(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld)
+# Linked twice: the first link, with an empty symbol and line table, is
+# what tools/mksymtab builds the table from (its symbols and DWARF lines),
+# and the second carries it (gmk_symtab, kernel/symtab.c) in .rodata,
+# after the text, so the text stays where the table says (mksymtab
+# --same-text checks it).
+SYMTAB_BIN  := $(BUILD)/symtab.bin
+SYMTAB_OBJ  := $(BUILD)/symtab.o
+SYMTAB_TOOLS := $(patsubst %objcopy,%,$(OBJCOPY))
+symtab_obj = printf '.section .rodata.gmk_symtab, "a"\n.balign 8\n.global gmk_symtab\ngmk_symtab:\n.incbin "%s"\n.global gmk_symtab_end\ngmk_symtab_end:\n.section .note.GNU-stack, "", %%progbits\n' $(SYMTAB_BIN) | \
+	$(CC) $(ASFLAGS) -x assembler-with-cpp -c - -o $(SYMTAB_OBJ)
+$(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld) tools/mksymtab
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $(OBJS) $(ARCH_LIBS)
+	$(Q): > $(SYMTAB_BIN) && $(symtab_obj)
+	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@.link1 $(OBJS) $(SYMTAB_OBJ) $(ARCH_LIBS)
+	$(Q)tools/mksymtab --tools "$(SYMTAB_TOOLS)" $@.link1 $(SYMTAB_BIN) && $(symtab_obj)
+	$(Q)$(CC) $(CFLAGS) $(ARCH_LDFLAGS) -o $@ $(OBJS) $(SYMTAB_OBJ) $(ARCH_LIBS)
+	$(Q)tools/mksymtab --tools "$(SYMTAB_TOOLS)" --same-text $@.link1 $@
 
 # The board's DTB (dtc, from Debian's device-tree-compiler), and the same
 # bytes built into the kernel as board_dtb (arch/aarch64/mmu.c, boot_dtb).

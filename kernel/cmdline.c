@@ -48,6 +48,8 @@ static const struct option options[] = {
 	    "on: yield the vCPU at every switch (deterministic replay under QEMU)"),
 	OPT("trace", OPT_STRING, trace, 0, 0, "execution trace: on, off or bytes per P"),
 	OPT("traceout", OPT_STRING, traceout, 0, 0, "auto or hex: where the trace goes"),
+	OPT("traceback", OPT_STRING, traceback, 0, 0,
+	    "none, single or all: goroutine stacks a fatal error prints"),
 	OPT("input", OPT_U32, input, 0, 1,
 	    "1: the harness answers '# send:' lines (console input tests)"),
 	OPT("txcheck", OPT_U32, txcheck, 0, 1,

@@ -36,6 +36,7 @@ struct kernel_options {
 					   kmain starts, in order */
 	char trace[16];			/* trace=on|off|<size>: sched/tracebuf.c */
 	char traceout[8];		/* traceout=auto|hex */
+	char traceback[16];		/* traceback=none|single|all: kernel/traceback.h */
 	uint32_t input;			/* input=1: the test harness feeds the
 					   serial input (tools/serial-feed) */
 	uint32_t txcheck;		/* txcheck=1: the harness checks the

@@ -17,6 +17,7 @@
 #include "kernel/sched_hooks.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "kernel/traceback.h"
 
 _Static_assert(offsetof(struct cpu, self) == CPU_SELF, "layout.h");
 _Static_assert(offsetof(struct cpu, curg) == CPU_CURG, "layout.h");
@@ -111,6 +112,11 @@ __attribute__((noreturn)) void kmain(uintptr_t bootarg)
 		printf("gmk: command line was \"%.*s%s\"\n",
 		       n > CMDLINE_SHOWN ? CMDLINE_SHOWN : (int)n, line,
 		       n > CMDLINE_SHOWN ? "..." : "");
+		board_exit(2);
+	}
+	if (!traceback_set(kopts.traceback)) {
+		printf("gmk: bad kernel command line: traceback=%s: expected none, single or all\n",
+		       kopts.traceback);
 		board_exit(2);
 	}
 	page_init();

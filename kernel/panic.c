@@ -1,7 +1,9 @@
 /*
  * Dying well: one core reports (the first to panic), the others are stopped
  * by IPI, and the machine exits with a failing status. A test that expects
- * this fatal error turns it into a pass (kernel/test.c).
+ * this fatal error turns it into a pass (kernel/test.c). Between the
+ * message and the end, the goroutines' stacks as Go prints them
+ * (kernel/traceback.h), as many as traceback= asks.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,9 +19,9 @@
 #include "kernel/sched_hooks.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "kernel/traceback.h"
 #include "kernel/trap.h"
 
-#define BACKTRACE_MAX 24
 #define STOP_WAIT_NS (50 * NSEC_PER_MSEC)
 
 /* Core id + 1 of the core that is dying; the first one wins. */
@@ -50,27 +52,6 @@ void stop_other_cpus(void)
 			arch_cpu_relax();
 }
 
-/* Backtrace from a frame pointer (every arch keeps frame pointers). */
-static void backtrace_from(uintptr_t fp, uintptr_t pc)
-{
-	printf("backtrace (addr2line -e build/%s/gmk.elf ADDR):\n", GMK_BOARD);
-	if (pc)
-		printf("  #0  0x%016lx\n", (unsigned long)pc);
-	/* Both arches keep frame records {previous fp, return address}. */
-	for (int i = 1; i < BACKTRACE_MAX && fp; i++) {
-		if ((fp & 7) || !page_addr_valid(fp) || !page_addr_valid(fp + 15))
-			break;
-		uintptr_t next = ((uintptr_t *)fp)[0];
-		uintptr_t ret = ((uintptr_t *)fp)[1];
-		if (!ret)
-			break;
-		printf("  #%-2d 0x%016lx\n", i, (unsigned long)ret);
-		if (next <= fp)		/* stacks grow down: frames go up */
-			break;
-		fp = next;
-	}
-}
-
 __attribute__((noreturn)) static void die(void)
 {
 	stop_other_cpus();
@@ -79,28 +60,61 @@ __attribute__((noreturn)) static void die(void)
 	board_exit(1);
 }
 
-static __attribute__((noreturn)) void vpanic(const char *prefix, const char *fmt,
-					     va_list ap)
+/* Set on the dying core while it prints the stacks: a fault meanwhile (a
+ * frame record that lied) ends the report instead of starting another. */
+static bool reporting;
+
+/*
+ * The stacks (kernel/traceback.h), then the test harness's verdict. The
+ * failing code's stack starts at pc, lr, sp, fp (as traceback_frames
+ * takes them); all: every goroutine too; sched_stack: the failing code's
+ * stack also when it is the scheduler's rather than a G's.
+ */
+static void report(const char *msg, uintptr_t pc, uintptr_t lr, uintptr_t sp,
+		   uintptr_t fp, bool sched_stack, bool all)
+{
+	if (reporting) {
+		printf("fatal error while printing the stacks: %s\n", msg);
+		die();
+	}
+	reporting = true;
+	if (traceback_level != TRACEBACK_NONE) {
+		/* Go stops the world before it walks other goroutines' stacks:
+		 * a G that moves on meanwhile would be walked as it changes. */
+		stop_other_cpus();
+		sched_traceback(pc, lr, sp, fp, sched_stack,
+				all || traceback_level == TRACEBACK_ALL);
+		printf("\n");
+	}
+	test_fatal_hook(msg);
+}
+
+static __attribute__((noreturn)) void vpanic(bool is_fatal, uintptr_t fp,
+					     const char *fmt, va_list ap)
 {
 	char msg[256];
 
 	claim_panic();
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (prefix[0] == 'f')
+	if (is_fatal)
 		printf("fatal error: %s\n", msg);
 	else
 		printf("panic: core %u: %s\n", this_cpu()->id, msg);
-	test_fatal_hook(msg);
-	backtrace_from(arch_frame_address(), 0);
+	/* As Go's throw: a fatal error prints every goroutine (unless
+	 * traceback=none), and the scheduler's stack only when asked for
+	 * all; a panic is a kernel bug, whose own stack is the point. */
+	report(msg, 0, 0, 0, fp, !is_fatal || traceback_level == TRACEBACK_ALL, is_fatal);
 	die();
 }
 
+/* fp: panic()'s and fatal()'s own frame record, whose return address is
+ * their caller: the stack starts at the call of panic, as Go's does. */
 void panic(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vpanic("panic", fmt, ap);
+	vpanic(false, (uintptr_t)__builtin_frame_address(0), fmt, ap);
 }
 
 void fatal(const char *fmt, ...)
@@ -108,7 +122,7 @@ void fatal(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vpanic("fatal", fmt, ap);
+	vpanic(true, (uintptr_t)__builtin_frame_address(0), fmt, ap);
 }
 
 void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
@@ -131,8 +145,9 @@ void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
 	if (special)
 		printf("  %s%s%s at address 0x%lx\n", kind, detail ? ": " : "",
 		       detail ? detail : "", (unsigned long)addr);
-	arch_dump_frame(tf);
-	test_fatal_hook(msg);
-	backtrace_from(arch_frame_fp(tf), arch_frame_pc(tf));
+	if (traceback_level != TRACEBACK_NONE)
+		arch_dump_frame(tf);
+	report(msg, arch_frame_pc(tf), arch_frame_lr(tf), arch_frame_sp(tf), arch_frame_fp(tf),
+	       true, false);
 	die();
 }

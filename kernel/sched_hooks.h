@@ -39,6 +39,15 @@ void sched_preempt_safepoint(void);
  * NULL (sched/gproc.c). */
 const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsigned len);
 
+/* A fatal error's goroutines (kernel/panic.c, after its message;
+ * kernel/traceback.h prints each stack): the failing code's stack, which
+ * starts at pc, lr, sp, fp as traceback_frames takes them, as its G's
+ * ("goroutine N [running]:") or, on the scheduler's own stack, as that
+ * if sched_stack; then, if all, every other goroutine from where it
+ * stands. Before the scheduler starts, only the first part. */
+void sched_traceback(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
+		     bool sched_stack, bool all);
+
 /* The console's receive interrupt (kernel/console_in.c): bytes came in
  * (sched/console_io.c), and a device readied Gs: get a core with a P to
  * them (sched/netpoll.c; may switch this core's G out and not return).

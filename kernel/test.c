@@ -22,6 +22,7 @@
 #include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "kernel/traceback.h"
 
 extern const struct test_case __start_gmk_tests[], __stop_gmk_tests[];
 
@@ -33,6 +34,12 @@ static bool crashed;
 static jmp_buf abort_jmp;
 /* test_expect_fatal: the running TEST_FATAL's message, made precise. */
 static char fatal_expect[128];
+/* test_expect_traceback: globs the stacks must each match; no_traceback:
+ * none printed. */
+#define TRACEBACK_EXPECT_MAX 4
+static char traceback_expect[TRACEBACK_EXPECT_MAX][384];
+static unsigned ntraceback_expect;
+static bool no_traceback;
 
 bool glob_match(const char *pat, const char *s)
 {
@@ -155,6 +162,42 @@ void test_expect_fatal(const char *fmt, ...)
 	va_end(ap);
 }
 
+void test_expect_traceback(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ntraceback_expect == TRACEBACK_EXPECT_MAX)
+		panic("test_expect_traceback: more than %d expectations", TRACEBACK_EXPECT_MAX);
+	char *e = traceback_expect[ntraceback_expect++];
+	e[0] = '*';
+	va_start(ap, fmt);
+	vsnprintf(e + 1, sizeof traceback_expect[0] - 2, fmt, ap);
+	va_end(ap);
+	strcat(e, "*");
+}
+
+void test_expect_no_traceback(void)
+{
+	no_traceback = true;
+}
+
+/* Did the stacks printed (kernel/traceback.h) come out as expected? */
+static bool traceback_as_expected(void)
+{
+	const char *got = traceback_text();
+
+	if (no_traceback && got[0]) {
+		printf("# expected no stacks, but they were printed\n");
+		return false;
+	}
+	for (unsigned i = 0; i < ntraceback_expect; i++)
+		if (!glob_match(traceback_expect[i], got)) {
+			printf("# expected stacks matching \"%s\"\n", traceback_expect[i]);
+			return false;
+		}
+	return true;
+}
+
 void test_fatal_hook(const char *msg)
 {
 	if (!current)
@@ -163,7 +206,7 @@ void test_fatal_hook(const char *msg)
 		const char *want = fatal_expect[0] ? fatal_expect : current->expect_fatal;
 		char pat[160];
 		snprintf(pat, sizeof pat, "*%s*", want);
-		if (glob_match(pat, msg)) {
+		if (glob_match(pat, msg) && traceback_as_expected()) {
 			printf("# expected fatal error seen: \"%s\"\n", want);
 			printf("ok %u %s\n", current_num, current->name);
 			npassed++;

@@ -12,6 +12,11 @@
  *   test_expect_fatal(fmt, ...) inside a TEST_FATAL: the message it must
  *                             die with, known only at run time (a goid);
  *                             replaces the static one.
+ *   test_expect_traceback(fmt, ...) inside a TEST_FATAL: a glob the
+ *                             goroutines' stacks printed after the message
+ *                             must also match (kernel/traceback.h; up to
+ *                             4, each matched on its own);
+ *                             test_expect_no_traceback(): none printed.
  *   test_skip("why")          leave the test as skipped (counted apart);
  *                             test_needs_async_preempt() and
  *                             test_needs_small_stacks() skip it where the
@@ -76,7 +81,12 @@ void test_needs_async_preempt(void);
 void test_needs_small_stacks(void);
 /* A TEST_FATAL's expected message, formatted at run time. */
 void test_expect_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Expected-fatal bookkeeping used by panic()/fatal(). */
+/* A TEST_FATAL's glob for the stacks it must print ("*" around it is
+ * implied; up to 4, each matched alone), formatted at run time; or that
+ * it prints none. */
+void test_expect_traceback(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void test_expect_no_traceback(void);
+/* Expected-fatal bookkeeping used by panic()/fatal(), after the stacks. */
 void test_fatal_hook(const char *msg);
 /* After a crash inside a test: the summary line, last. */
 void test_crash_epilogue(void);

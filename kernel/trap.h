@@ -6,6 +6,8 @@
  *   uintptr_t arch_frame_pc(tf)      where execution resumes
  *   uintptr_t arch_frame_fp(tf)      its frame pointer
  *   uintptr_t arch_frame_sp(tf)      its stack pointer
+ *   uintptr_t arch_frame_lr(tf)      its link register (0 where the arch
+ *                                    has none)
  *   ARCH_STACK_RED_ZONE              bytes below a stack pointer that may
  *                                    be live (the ABI's red zone)
  */

@@ -2,8 +2,8 @@
  * checkdead: when the last M goes idle, nothing can run again unless a
  * timer or a device interrupt readies a G (an idle core wakes for it:
  * stopm). If no timer can fire and Gs are still parked, they wait for
- * each other: a deadlock, reported as Go reports it, with the Gs and
- * their wait reasons.
+ * each other: a deadlock, reported as Go reports it, with the Gs, their
+ * wait reasons and their stacks.
  *
  * A timer whose deadline is past the end of time (TIME_NEVER: a sleep or
  * timer of UINT64_MAX ns, say) can fire no more than an absent one, so
@@ -19,9 +19,6 @@
 #include "kernel/panic.h"
 #include "sched/netpoll.h"
 #include "sched/schedimpl.h"
-
-/* At most this many parked Gs are listed one by one. */
-#define CHECKDEAD_LIST_MAX 16
 
 /* Times every M was idle with Gs waiting on a device (for the tests). */
 uint64_t checkdead_netpoll_waits;
@@ -62,15 +59,8 @@ void checkdead(void)
 	if (nwaiting == 0)
 		panic("checkdead: no goroutines left (the main G exited?)");
 
-	uint32_t listed = 0;
-	for (struct g *it = gp; it && listed < CHECKDEAD_LIST_MAX; it = it->alllink)
-		if (readgstatus(it) == _Gwaiting) {
-			printf("goroutine %llu [%s]\n", (unsigned long long)it->goid,
-			       waitreason_string(it->waitreason));
-			listed++;
-		}
-	if (listed < nwaiting)
-		printf("... and %u more waiting goroutines\n", nwaiting - listed);
+	/* fatal() prints every G with its wait reason and stack (as Go's
+	 * throw does), sched/traceback.c. */
 	fatal("all goroutines are asleep - deadlock! (%u goroutines waiting)",
 	      nwaiting);
 }

@@ -17,6 +17,9 @@
 #define MCALL_X19	16
 #define MCALL_D8	96
 #define MCALL_FRAME	160
+/* Where in that block a frame record {fp, return address} lies: the
+ * parked G's stack walk starts there (sched/traceback.c). */
+#define MCALL_FP_RECORD	MCALL_X29
 
 /* Each G's picolibc TLS block (tls.c): a 16-byte thread control block and
  * the TLS image, in the G-local area at the top of its stack

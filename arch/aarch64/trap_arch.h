@@ -81,6 +81,7 @@
 	ldr	x30, [\base, #TF_X30]
 .endm
 #else
+#include <stdbool.h>
 #include <stdint.h>
 
 struct trapframe {
@@ -99,6 +100,23 @@ struct trapframe {
 static inline uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->elr; }
 static inline uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->x[29]; }
 static inline uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->sp; }
+/* The link register: a leaf function's return address, which it keeps
+ * there without a frame record. */
+static inline uintptr_t arch_frame_lr(const struct trapframe *tf) { return tf->x[30]; }
+
+/* Is ret a return address of a call to callee: a BL to it, or a BLR (whose
+ * target a register held), just before ret? ret lies in the kernel's text
+ * (the caller checked), so reading the word before it cannot fault. */
+static inline bool arch_returns_from_call(uintptr_t ret, uintptr_t callee)
+{
+	uint32_t insn = *(const uint32_t *)(ret - 4);
+
+	if ((insn & 0xfc000000u) == 0x94000000u) {		/* BL imm26 */
+		int64_t off = (int64_t)((uint64_t)(insn & 0x03ffffffu) << 38) >> 36;
+		return ret - 4 + (uintptr_t)off == callee;
+	}
+	return (insn & 0xfffffc1fu) == 0xd63f0000u;		/* BLR Xn */
+}
 #endif
 
 /* AAPCS64 has no red zone: nothing below SP is live. */

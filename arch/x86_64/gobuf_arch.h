@@ -20,6 +20,9 @@
  * this order, so from the saved sp up: r15 r14 r13 r12 rbx rbp, then the
  * return address (tools/gmk-gdb.py reads them there). */
 #define MCALL_FRAME_REGS 6
+/* rbp and the return address above it are a frame record {fp, return
+ * address}: the parked G's stack walk starts there (sched/traceback.c). */
+#define MCALL_FP_RECORD	(8 * (MCALL_FRAME_REGS - 1))
 
 /* newlib keeps its per-thread state in a struct _reent that __getreent
  * finds (newlib_stubs.c): a G's is allocated on its first use and freed

@@ -53,6 +53,7 @@
 	iretq
 .endm
 #else
+#include <stdbool.h>
 #include <stdint.h>
 
 struct trapframe {
@@ -71,6 +72,29 @@ struct trapframe {
 static inline uintptr_t arch_frame_pc(const struct trapframe *tf) { return tf->rip; }
 static inline uintptr_t arch_frame_fp(const struct trapframe *tf) { return tf->rbp; }
 static inline uintptr_t arch_frame_sp(const struct trapframe *tf) { return tf->rsp; }
+/* No link register: a return address is on the stack. A function that
+ * makes no frame record (a leaf: gcc omits it there even with
+ * -fno-omit-frame-pointer), or one stopped before its prologue made it,
+ * has its return address at the stack pointer (kernel/traceback.c). */
+static inline uintptr_t arch_frame_lr(const struct trapframe *tf) { return 0; }
+
+/* Is ret a return address of a call to callee: a direct call (e8 rel32)
+ * to it, or an indirect one (ff /2, with a register, a disp8 or a
+ * disp32/RIP-relative operand) just before ret? ret lies in the text (the
+ * caller checked), so reading the 6 bytes before it cannot fault. */
+static inline bool arch_returns_from_call(uintptr_t ret, uintptr_t callee)
+{
+	const uint8_t *p = (const uint8_t *)ret;
+
+	if (p[-5] == 0xe8) {
+		int32_t rel;
+		__builtin_memcpy(&rel, p - 4, 4);
+		return ret + (intptr_t)rel == callee;
+	}
+	return (p[-2] == 0xff && (p[-1] & 0xf8) == 0xd0) ||	/* call *%reg */
+	       (p[-3] == 0xff && (p[-2] & 0xf8) == 0x50) ||	/* call *d8(%reg) */
+	       (p[-6] == 0xff && ((p[-5] & 0xf8) == 0x90 || p[-5] == 0x15));
+}
 #endif
 
 /* The SysV red zone: what code may keep below its stack pointer, which an

@@ -29,9 +29,10 @@ QEMU_SMPS   := 4
 # QEMU's raspi3b has exactly 4 cores. The fatal tests booted here are
 # those that go through this board's own paths (exceptions and faults,
 # the MMU with RAM from 0, stopping the other cores by mailbox IPIs, a
-# G's guard page); the rest (channels, sync, the poller, memory, time,
+# G's guard page, the stacks a fault prints with the other cores
+# stopped); the rest (channels, sync, the poller, memory, time,
 # the scheduler, the Go library) are the same code on every aarch64 board
 # and are booted on qemu-virt-arm64.
 TEST_SMPS     := 4
 TEST_VARIANTS :=
-TEST_FATAL    := fault_* panic_* sched_stack_overflow_*
+TEST_FATAL    := fault_* panic_* sched_stack_overflow_* traceback_fault_* traceback_all_*
