@@ -34,7 +34,7 @@ comma   := ,
 #   QEMU, QEMU_ARGS, QEMU_KERNEL (what -kernel loads; empty: none),
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
-#   machine takes; empty: any)                 for RUNNER=qemu
+#   machine takes; empty: any), QEMU_MEM (its RAM; empty: 1G)  for RUNNER=qemu
 #   TEST_SMPS     core counts make test boots test=* at (tools/test-plan)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all;
@@ -389,7 +389,7 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/lib/board.sh
 # reads them for every tool; no tool names a board).
 BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS QEMU_MEM TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
 	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
