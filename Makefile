@@ -34,7 +34,7 @@ comma   := ,
 #   QEMU, QEMU_ARGS, QEMU_KERNEL (what -kernel loads; empty: none),
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
-#   machine takes; empty: any)                 for RUNNER=qemu
+#   machine takes; empty: any), QEMU_MEM (its RAM; empty: 1G)  for RUNNER=qemu
 #   TEST_SMPS     core counts make test boots test=* at (tools/test-plan)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all;
@@ -233,12 +233,26 @@ endif
 CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS)
 ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
 
-# ---- dependencies from Debian 12 (tools/deps installs, builds newlib) ----
-DEPS_STAMP := build/.deps-ok
+# ---- dependencies from Debian (tools/deps installs, builds newlib) -------
+# make deps: everything, a QEMU without raspi4b replaced (on Debian 12 by
+# QEMU 10 from bookworm-backports; BACKPORTS=0 keeps Debian 12's 7.2);
+# make test: everything that is missing; make run and the other targets
+# of one board: what the board needs to build and boot, plus what the
+# target itself uses (--for debug, trace, image); a build directory: once,
+# before its first object (the stamp).
+DEPS_STAMP := $(BUILD)/.deps-ok
+# The board's settings that change what it needs (SAN=tsan: clang;
+# FIRMWARE=uefi: OVMF) go with it.
+DEPS_SETTINGS := SAN FIRMWARE GIC
+BOARD_DEPS  = tools/deps --board $(BOARD) $(strip $(foreach v,$(DEPS_SETTINGS),$(if $($(v)),$(v)=$($(v))))) --stamp $(DEPS_STAMP)
 deps:
-	$(Q)tools/deps
+	$(Q)tools/deps --qemu-upgrade
 $(DEPS_STAMP):
-	$(Q)tools/deps
+	$(Q)$(BOARD_DEPS)
+# make run's first build of a board prints one line, not one per file;
+# make kernel, and later builds, name each file they compile.
+QUIET_CC ?=
+say = $(if $(Q),$(if $(QUIET_CC),:,echo "  $(1)"),:)
 
 # ---- rules -------------------------------------------------------------
 .PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay
@@ -248,12 +262,12 @@ kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
 
 $(OBJ_BUILD)/%.c.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $<")
+	@$(call say,CC      $<)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OBJ_BUILD)/%.S.o: %.S | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  AS      $<")
+	@$(call say,AS      $<)
 	$(Q)$(CC) $(ASFLAGS) -c $< -o $@
 
 ifneq ($(HOSTLIB),)
@@ -299,10 +313,10 @@ $(KERNEL): $(OBJS) $(wildcard linker/$(ARCH).ld) tools/mksymtab
 # bytes built into the kernel as board_dtb (arch/aarch64/mmu.c, boot_dtb).
 $(BUILD)/board.dtb: $(BOARD_DTS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  DTC     $<")
+	@$(call say,DTC     $<)
 	$(Q)dtc -q -I dts -O dtb -o $@ $<
 $(BUILD)/board-dtb.o: $(BUILD)/board.dtb
-	@$(if $(Q),echo "  DTB     $@")
+	@$(call say,DTB     $@)
 	$(Q)printf '.section .rodata.board_dtb, "a"\n.balign 8\n.global board_dtb\nboard_dtb:\n.incbin "%s"\n' $< | \
 		$(CC) $(ASFLAGS) -x assembler-with-cpp -c - -o $@
 
@@ -318,7 +332,7 @@ $(BUILD)/gmk.elf32: $(KERNEL)
 ifneq ($(FONT_SRC),)
 $(FONT_SRC): tools/psf2c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  FONT    $(CONSOLE_FONT)")
+	@$(call say,FONT    $(CONSOLE_FONT))
 	$(Q)python3 tools/psf2c $(CONSOLE_FONT) $@
 endif
 
@@ -347,11 +361,13 @@ image: $(BUILD)/gmk.elf32
 else ifeq ($(IMAGE),grub-iso)
 # build/<board>/gmk-pc.iso: GRUB for BIOS and UEFI (tools/mkimage-pc), for
 # a USB stick (dd) or a CD; CMDLINE (or RUN_CMDLINE) goes into grub.cfg.
-image: $(KERNEL) | $(DEPS_STAMP)
+image: $(KERNEL)
+	$(Q)$(BOARD_DEPS) --for image
 	$(Q)tools/mkimage-pc --kernel $(KERNEL) --baud $(SERIAL_BAUD) \
 		--out $(BUILD)/gmk-pc.iso -- $(call shell_quote,$(KCMDLINE))
 else ifeq ($(IMAGE),rpi)
-image: $(BUILD)/kernel8.img | $(DEPS_STAMP)
+image: $(BUILD)/kernel8.img
+	$(Q)$(BOARD_DEPS) --for image
 	$(Q)tools/rpi-image --out $(BUILD)/boot --kernel $(BUILD)/kernel8.img \
 		--config "$(RPI_CONFIG)" --firmware "$(RPI_FIRMWARE)" \
 		--cmdline $(call shell_quote,$(KCMDLINE)) --board $(BOARD)
@@ -373,17 +389,21 @@ endif
 RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not run here (RUNNER is empty: it is an image for real hardware); make image BOARD=$(BOARD)))
 # SMP and TIMEOUT go quoted: an empty one reaches the runner, which says
 # so, rather than vanish and shift the words after it.
-run: deps
-	$(Q)$(MAKE) --no-print-directory kernel
+run:
+	$(Q)$(BOARD_DEPS)
+	$(if $(wildcard $(KERNEL)),,@echo "  BUILD   $(KERNEL), $(words $(OBJS)) files (make kernel names each)")
+	$(Q)$(MAKE) --no-print-directory kernel $(if $(wildcard $(KERNEL)),,QUIET_CC=1)
 	$(Q)$(RUN_TOOL) --board $(BOARD) --smp '$(SMP)' --timeout '$(TIMEOUT)' $(if $(GIC),--set GIC=$(GIC)) \
 		--stdin -- $(call shell_quote,$(KCMDLINE))
 
-debug: deps
+debug:
+	$(Q)$(BOARD_DEPS) --for debug
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)$(RUN_TOOL) --board $(BOARD) --smp '$(SMP)' $(if $(GIC),--set GIC=$(GIC)) --gdb \
 		-- $(call shell_quote,$(value CMDLINE))
 
-test: deps
+test:
+	$(Q)tools/deps
 	$(Q)$(TEST_ENV) tools/test-all
 
 # replay: one boot in deterministic mode (tools/run-qemu --deterministic:
@@ -397,10 +417,11 @@ TESTS ?=
 REPLAY_TIMEOUT ?= 900
 REPLAY_CMDLINE = $(strip $(if $(TESTS),test=$(TESTS)) $(value CMDLINE) $(if $(SEED),seed=$(SEED)))
 REPLAY_REFUSAL = $(or $(NO_REPLAY),$(if $(filter qemu,$(RUNNER)),,it does not run under QEMU (RUNNER='$(RUNNER)')))
-replay: deps
+replay:
 ifneq ($(REPLAY_REFUSAL),)
 	@echo "make replay: $(BOARD) cannot replay exactly: $(REPLAY_REFUSAL)" >&2; exit 2
 endif
+	$(Q)$(BOARD_DEPS)
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/run-qemu --board $(BOARD) --smp '$(SMP)' --timeout '$(REPLAY_TIMEOUT)' \
 		$(if $(GIC),--set GIC=$(GIC)) --deterministic \
@@ -412,11 +433,13 @@ BENCH_SMP ?= $(shell nproc)
 # bench-compare puts gmk beside native Go: on the hosted board (native) by
 # default, the one whose CPU is the host's.
 BENCH_COMPARE_BOARD ?= hosted
-bench: deps
+bench:
+	$(Q)$(BOARD_DEPS)
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/bench --board $(BOARD) --smp '$(BENCH_SMP)'
 
-bench-compare: deps
+bench-compare:
+	$(Q)tools/deps --board $(BENCH_COMPARE_BOARD) --for bench-compare
 	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp '$(BENCH_SMP)'
 
 # ---- seeing the scheduler: execution trace and gdb ----------------------
@@ -424,7 +447,8 @@ bench-compare: deps
 # `go tool trace` and Perfetto (tools/trace-run, tools/gmktrace).
 # TRACEOUT=hex forces the console hex dump that real boards use. A board's
 # QEMU_TRACE_ARGS give the trace its way out under QEMU (board.mk).
-trace: deps
+trace:
+	$(Q)$(BOARD_DEPS) --for trace
 	$(Q)$(MAKE) --no-print-directory kernel
 	$(Q)tools/trace-run --board $(BOARD) --smp '$(SMP)' $(if $(filter hex,$(TRACEOUT)),--hex) \
 		$(if $(GIC),--set GIC=$(GIC)) \
@@ -444,13 +468,13 @@ FUZZ_SMP  ?= 4
 FUZZ_RUNS ?= 200
 FUZZ_ARGS ?=
 FUZZ_BIN  := build/hosted-fuzz/gmk
-fuzz: deps
+fuzz:
 	$(Q)$(MAKE) --no-print-directory BOARD=hosted SAN=fuzz kernel
 	@mkdir -p build/hosted-fuzz/corpus
 	GMK_FUZZ_SMP=$(FUZZ_SMP) $(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=517 \
 		-len_control=0 -print_final_stats=1 -artifact_prefix=build/hosted-fuzz/ \
 		$(FUZZ_ARGS) build/hosted-fuzz/corpus tests/fuzz/corpus
-fuzz-replay: deps
+fuzz-replay:
 	$(if $(CRASH),,$(error make fuzz-replay CRASH=<input file>))
 	$(Q)$(MAKE) --no-print-directory BOARD=hosted SAN=fuzz kernel
 	GMK_FUZZ_SMP=$(FUZZ_SMP) $(FUZZ_BIN) -runs=$(FUZZ_RUNS) $(FUZZ_ARGS) $(CRASH)
@@ -464,8 +488,8 @@ clean:
 # The board's facts for the tools, one VAR=value a line (tools/lib/board.sh
 # reads them for every tool; no tool names a board).
 BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
-	QEMU_EXIT QEMU_ACCELS QEMU_SMPS TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
-	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE
+	QEMU_EXIT QEMU_ACCELS QEMU_SMPS QEMU_MEM TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
+	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

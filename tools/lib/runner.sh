@@ -59,7 +59,7 @@ runner_takes() {	# runner_takes OPTION: this runner takes OPTION
 
 runner_parse() {
 	rn_board= rn_timeout=0 rn_accel=auto rn_sets=() rn_stdin=0 rn_gdb=0 rn_gdb_port=1234
-	rn_deterministic=0 rn_kernel= rn_mem=1G rn_workdir= rn_qemu_args=() rn_quiet_accel=0
+	rn_deterministic=0 rn_kernel= rn_mem= rn_workdir= rn_qemu_args=() rn_quiet_accel=0
 	rn_cmdline= rn_print= rn_smp_given=0
 	local opt
 	BOARD_TOOL=$rn_name
