@@ -219,12 +219,16 @@ static bool all_ms_idle_and_halted(void)
 	return true;
 }
 
-/* IPI_PING on an idle core: once every M is idle, the device's part. */
+/* IPI_PING on an idle core: once every M is idle, the device's part.
+ * The core was halted when it was picked, but may have woken since (a
+ * startm) and be in a sched.lock section of its own with interrupts on:
+ * then the wait, which takes the lock, is left out, and this try misses
+ * the window (the test tries again). */
 static void dl_ping(void)
 {
 	spin_until64(&dl_idle, 1, 2 * NSEC_PER_SEC);
 	uint64_t end = nanotime() + 2 * NSEC_PER_SEC;
-	while (!all_ms_idle_and_halted() && nanotime() < end)
+	while (!spin_held(&sched.lock) && !all_ms_idle_and_halted() && nanotime() < end)
 		arch_cpu_relax();
 	netpollready(&dl_pd, (int)dl_mode);
 	netpoll_wake();
