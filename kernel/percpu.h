@@ -17,7 +17,9 @@
 #include "kernel/cpu.h"
 
 /* Timer interrupts each core remembers (struct cpu's tick_hist). */
-#define TICK_HISTORY 8
+#define TICK_HISTORY 64
+/* IPI_WAKEs each core remembers (struct cpu's wake_hist). */
+#define WAKE_HISTORY 8
 
 #define MAX_CPUS 64
 
@@ -53,6 +55,12 @@ struct cpu {
 	 * overrides it (tests of the timer itself; 0 = off). */
 	volatile uint64_t timer_deadline_ns;	/* read by other cores */
 	uint64_t timer_period_ns;
+	/* The last non-zero deadline timer_set_deadline replaced since this
+	 * core's last timer interrupt (0: none), this core's alone. A
+	 * deadline replaced after it came due has its interrupt pending
+	 * still (the hardware keeps it while interrupts are masked), and
+	 * that interrupt then finds the deadline it was armed for gone. */
+	uint64_t timer_replaced_ns;
 	/* The last timer interrupt here, and where it found the core; read
 	 * by the scheduler's watchdog on other cores (sched/proc.c). */
 	volatile uint64_t last_tick_ns;
@@ -60,9 +68,13 @@ struct cpu {
 	/* The last TICK_HISTORY timer interrupts here: when each came and
 	 * the deadline it was armed for, written by the interrupt alone,
 	 * interrupt n in tick_hist[n % TICK_HISTORY] and then tick_seq = n + 1
-	 * (kernel/time.h's timer_tick_find reads them). More than the last
-	 * one, because a late wake-up is examined only once its G runs, and
-	 * on a host that stopped the core a tick or two may come first. */
+	 * (kernel/time.h's timer_tick_find reads them). An interrupt that
+	 * finds its core disarmed was armed for a deadline replaced after it
+	 * came due: it records that one (timer_replaced_ns). Many more than
+	 * the last one, because a late wake-up is examined only once its G
+	 * runs: on a host that stopped a core holding a lock, the core
+	 * waiting for it on g0 takes a tick every PREEMPT_RETRY_NS (1 ms)
+	 * meanwhile, tens of them after the one that was late. */
 	struct {
 		volatile uint64_t at, armed;
 	} tick_hist[TICK_HISTORY];
@@ -71,6 +83,17 @@ struct cpu {
 
 	/* IPI mailbox: bits set by other cores (atomic_or32), cleared here. */
 	volatile uint32_t ipi_pending;
+	/* When the earliest IPI_WAKE not yet taken here was sent (0: none),
+	 * and the last WAKE_HISTORY taken: when each was sent and when it
+	 * came, written by the IPI alone as tick_hist is (ipi_wake_find in
+	 * kernel/ipi.h reads them). A core told to look again (an idle P's
+	 * earlier timer, say) that the host did not run is told apart from
+	 * one nobody told. */
+	volatile uint64_t wake_sent_ns;
+	struct {
+		volatile uint64_t sent, at;
+	} wake_hist[WAKE_HISTORY];
+	volatile uint32_t wake_seq;
 
 	/* Console line assembly (kernel/console.c). */
 	uint32_t linelen;

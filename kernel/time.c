@@ -91,6 +91,11 @@ void timer_set_deadline(uint64_t deadline_ns)
 	unsigned long flags = arch_irq_save();
 	struct cpu *c = this_cpu();
 
+	/* A due deadline's interrupt may be pending still: what it was
+	 * armed for (kernel_timer_interrupt). A store, no clock read: this
+	 * is on the switch path. */
+	if (c->timer_deadline_ns)
+		c->timer_replaced_ns = c->timer_deadline_ns;
 	/* store-release; read by timers_notify on other cores. */
 	atomic_store64(&c->timer_deadline_ns, deadline_ns);
 	if (!c->timer_period_ns) {
@@ -141,8 +146,17 @@ void kernel_timer_interrupt(struct trapframe *tf)
 	 * lateness (the hardware's, or the emulator's) and the scheduler's
 	 * (timer_tick_find). The entry before the count that publishes it. */
 	uint32_t seq = c->tick_seq;
+	uint64_t armed = c->timer_deadline_ns;
+	/* Disarmed, yet an interrupt: it came due for a deadline that the
+	 * core replaced with interrupts masked (going idle, say), and the
+	 * hardware kept it pending. The deadline replaced last is that one
+	 * or a later one (any set after it was in the future or due too):
+	 * never earlier than the truth. One not due yet cannot be it. */
+	if (armed == 0 && !c->timer_period_ns && c->timer_replaced_ns <= now)
+		armed = c->timer_replaced_ns;
+	c->timer_replaced_ns = 0;
 	atomic_store64(&c->tick_hist[seq % TICK_HISTORY].at, now);
-	atomic_store64(&c->tick_hist[seq % TICK_HISTORY].armed, c->timer_deadline_ns);
+	atomic_store64(&c->tick_hist[seq % TICK_HISTORY].armed, armed);
 	smp_wmb();
 	atomic_store32(&c->tick_seq, seq + 1);
 	__atomic_store_n(&c->last_tick_pc, arch_frame_pc(tf), __ATOMIC_RELAXED);

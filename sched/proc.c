@@ -291,13 +291,6 @@ static struct p *releasep(void)
 /* How often a busy core's scheduler looks (it runs the check at most this
  * often; the idle time-keeper wakes for it by its own deadline). */
 #define WATCHDOG_PERIOD_NS	(100 * NSEC_PER_MSEC)
-/*
- * A busy P's timer that its own core has not fired this long after its
- * deadline is fired by the idle time-keeper instead (its core is stuck,
- * or just late). The owner gets the first chance: it is about to switch
- * for it anyway (preempt.c), and the idle M wakes only as a backup.
- */
-#define TIMER_OVERDUE_NS	(1 * NSEC_PER_MSEC)
 
 static uint64_t watchdog_ns(void)
 {
@@ -506,7 +499,11 @@ static void timers_run_overdue(uint64_t now)
  * (m_leftidle_locked). Its deadline is set under sched.lock, which
  * timers_notify_idle_locked holds to read it: a new earlier timer either
  * sees the deadline and sends the IPI, or was in place before the keeper
- * computed it.
+ * computed it. So each idle P's timer always has a core armed for it,
+ * sent an IPI_WAKE to look again, or on its way here to look (the M that
+ * idled the P); when the host does not run that core, the timer is as
+ * late as the core (the kernel records the first two: timer_tick_find,
+ * ipi_wake_find).
  *
  * Interrupts are masked from the checks to the wfi/hlt, and
  * arch_wait_for_interrupt wakes on a pending interrupt even while masked,

@@ -115,6 +115,16 @@ static __always_inline void dropg(void)
 }
 uint32_t cheaprand(void);
 
+/*
+ * A busy P's timer that its own core has not fired this long after its
+ * deadline is fired by the idle time-keeper instead (its core is stuck,
+ * or just late). The owner gets the first chance: it is about to switch
+ * for it anyway (preempt.c), and the idle M wakes only as a backup. So
+ * the keeper's core may be armed this long after a timer whose P was
+ * busy when it armed; the P going idle then moves it earlier by an IPI.
+ */
+#define TIMER_OVERDUE_NS	(1 * NSEC_PER_MSEC)
+
 /* An idle P's earliest timer became `when`: wake the idle M that keeps
  * time if it would sleep past it. Caller holds sched.lock. */
 void timers_notify_idle_locked(uint64_t when);

@@ -3,12 +3,14 @@
  * other.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel/atomic.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 
@@ -56,4 +58,34 @@ TEST(ipi_from_every_core_reaches_every_other)
 			if (s != d && !ping_ack[d][s])
 				test_fail(__FILE__, __LINE__, "IPI %u -> %u never arrived", s, d);
 	ASSERT_EQ(missing, 0);
+}
+
+/*
+ * An IPI_WAKE records when it was sent and when it came (struct cpu's
+ * wake_hist): the idle-timer test (sched_wakeup.c) tells a core that was
+ * told to look again and ran late from one nobody told. This core sends
+ * one to itself with interrupts masked, and takes it 2 ms later.
+ */
+TEST(ipi_wake_taken_late_records_when_it_was_sent)
+{
+	preempt_disable();		/* this core's IPI, this core's record */
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	uint32_t seq0 = atomic_load32(&c->wake_seq);
+	uint64_t t0 = nanotime();
+	ipi_send(c->id, IPI_WAKE);
+	while (nanotime() < t0 + 2 * NSEC_PER_MSEC)
+		arch_cpu_relax();
+	uint64_t t1 = nanotime();
+	arch_irq_restore(flags);	/* it comes here */
+	uint64_t end = t1 + 100 * NSEC_PER_MSEC;
+	while (atomic_load32(&c->wake_seq) == seq0 && nanotime() < end)
+		arch_cpu_relax();
+	uint64_t sent = 0, at = 0;
+	bool found = ipi_wake_find(c, t1, t1, nanotime(), &sent, &at);
+	preempt_enable();
+	ASSERT_EQ(found, true);
+	printf("# sent, taken %llu us later\n", (unsigned long long)((at - sent) / NSEC_PER_USEC));
+	EXPECT_GE(sent, t0);
+	EXPECT_GE(at - sent, 2 * NSEC_PER_MSEC);
 }

@@ -482,3 +482,45 @@ TEST(timer_reset_from_another_p_reaches_the_busy_core)
 	EXPECT_EQ(lost, 0);
 	EXPECT_LE(median, bound);
 }
+
+/* ---- a timer interrupt that outlives its deadline --------------------- */
+
+/*
+ * A core that replaces a deadline after it came due, interrupts masked
+ * (an idle core re-arming in stopm, say), still takes its interrupt: the
+ * hardware held it pending. It must be recorded as armed for the deadline
+ * it came for, not for the core's new one (0: none): the idle-timer test
+ * (sched_wakeup.c) tells a late core from a lost wake-up by it. Where the
+ * board withdraws a disarmed timer's interrupt (a level-triggered line)
+ * nothing comes, and there is nothing to check.
+ */
+TEST(timer_interrupt_pending_past_a_disarm_records_its_deadline)
+{
+	preempt_disable();		/* this core's timer, this core's record */
+	unsigned long flags = arch_irq_save();
+	struct cpu *c = this_cpu();
+	uint32_t seq0 = atomic_load32(&c->tick_seq);
+	uint64_t d = nanotime() + 100 * NSEC_PER_USEC;
+	timer_set_deadline(d);
+	while (nanotime() < d + 2 * NSEC_PER_MSEC)
+		arch_cpu_relax();	/* due: held pending while masked */
+	timer_set_deadline(0);
+	arch_irq_restore(flags);	/* it comes here, if it is kept */
+	uint64_t end = nanotime() + 100 * NSEC_PER_MSEC;
+	while (atomic_load32(&c->tick_seq) == seq0 && nanotime() < end)
+		arch_cpu_relax();
+	uint32_t seq1 = atomic_load32(&c->tick_seq);
+	uint64_t at = 0, armed = 0;
+	/* The first interrupt after the deadline: the one it came for. */
+	bool found = false;
+	for (uint64_t hi = nanotime(); timer_tick_find(c, 0, UINT64_MAX, d, hi, &at, &armed);
+	     hi = at - 1)
+		found = true;
+	preempt_enable();
+	if (seq1 == seq0)
+		test_skip("the board withdrew the disarmed timer's interrupt");
+	ASSERT_EQ(found, true);
+	printf("# the interrupt came %llu us after its deadline\n",
+	       (unsigned long long)((at - d) / NSEC_PER_USEC));
+	EXPECT_EQ(armed, d);
+}
