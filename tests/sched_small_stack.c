@@ -134,8 +134,12 @@ TEST(sched_min_stack_gs_cost_a_quarter_page_and_give_it_back)
 	EXPECT_LT(after - before, (during - before) / 2);
 }
 
-/* Recurse until the frames reach the bottom of the small stack and write
- * a little past it, then switch: the canary must be found broken. */
+/* Recurse until the frames reach the bottom of the small stack, and
+ * there overwrite its lowest word, as a frame one call deeper would; then
+ * switch: the canary must be found broken. (Where the last frame ends
+ * depends on the frame layout and on what the stack's top holds, so the
+ * frames alone reach the word in some builds and not in others; the
+ * deepest frame stops 128 bytes up, clear of its own frame record.) */
 static uintptr_t small_lo;
 
 static __noinline void dig(int depth)
@@ -143,8 +147,10 @@ static __noinline void dig(int depth)
 	volatile char frame[96];
 
 	memset((char *)frame, depth, sizeof frame);
-	if (arch_frame_address() > small_lo + 64)
+	if (arch_frame_address() > small_lo + 128)
 		dig(depth + 1);
+	else
+		*(volatile uint64_t *)small_lo = (uint64_t)depth;
 }
 
 static void small_overflow(void *arg)

@@ -116,11 +116,17 @@ static __noinline void dig(int depth)
 	volatile char frame[96];
 
 	memset((char *)frame, depth, sizeof frame);
-	if ((intptr_t)arch_frame_address() > (intptr_t)small_lo - dig_past)
+	if ((intptr_t)arch_frame_address() > (intptr_t)small_lo - dig_past) {
 		dig(depth + 1);
-	else
-		while (spin_at_bottom)
-			arch_cpu_relax();
+		return;
+	}
+	/* Stopped above the bottom: overwrite the lowest word, as a frame
+	 * one call deeper would (the frames alone reach it or not by the
+	 * frame layout). */
+	if (dig_past < 0)
+		*(volatile uint64_t *)small_lo = (uint64_t)depth;
+	while (spin_at_bottom)
+		arch_cpu_relax();
 }
 
 /* Overflow, then spin down there with preemption on: the G's stack
@@ -168,7 +174,7 @@ TEST_FATAL(sched_small_stack_canary_checked_at_the_tick,
 	   "stack overflow (small stack 0x")
 {
 	start_bystanders();
-	dig_past = -64;			/* stop 64 bytes above the bottom */
+	dig_past = -128;		/* stop 128 bytes above the bottom */
 	go_stack(overflow_and_spin_unpreemptible, NULL, G_STACK_SMALL);
 	for (;;)
 		gosched();
