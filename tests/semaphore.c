@@ -94,10 +94,15 @@ TEST(semaphore_acquire_gives_up_with_its_context)
 {
 	static struct semaphore s = SEMAPHORE_INIT(4);
 	ASSERT(semaphore_try_acquire(&s, 3));
-	struct context *ctx = context_with_timeout(context_background(), 20 * NSEC_PER_MSEC);
+	/* t0 is read before the context is made: the deadline is t0 + 20 ms
+	 * or later, never earlier. */
 	uint64_t t0 = nanotime();
+	struct context *ctx = context_with_timeout(context_background(), 20 * NSEC_PER_MSEC);
+	uint64_t deadline = 0;
+	ASSERT(context_deadline(ctx, &deadline));
+	EXPECT_GE(deadline, t0 + 20 * NSEC_PER_MSEC);
 	EXPECT_EQ(semaphore_acquire(&s, ctx, 2), CONTEXT_DEADLINE_EXCEEDED);
-	EXPECT_GE(nanotime(), t0 + 20 * NSEC_PER_MSEC);
+	EXPECT_GE(nanotime(), deadline);
 	EXPECT_EQ(semaphore_acquire(&s, ctx, 1), CONTEXT_DEADLINE_EXCEEDED);	/* done already */
 	context_release(ctx);
 	EXPECT_EQ(semaphore_nwaiters(&s), 0);
