@@ -1,41 +1,22 @@
 /*
  * The public API (include/gmk.h) as an application sees it: its types
  * have the kernel's size, alignment and field offsets (the kernel's view
- * is tests/fixtures/public_layout.c, which also checks the prototypes),
+ * is tests/fixtures/public_layout.c, which also checks the prototypes;
+ * the list of entries is tests/fixtures/public_layout.h),
  * and a program written with it alone runs: goroutines, a channel, a
  * WaitGroup, a mutex, a timer. Only the public headers are included here.
  */
 #include "include/gmk.h"
 #include "include/gmk_test.h"
+#include "tests/fixtures/public_layout.h"
 
 extern const size_t public_kernel_layout[];
 extern const size_t public_kernel_layout_n;
 
-#define LAYOUT(t) sizeof(struct t), _Alignof(struct t)
-
 TEST(public_types_have_the_kernels_layout)
 {
-	static const char *const what[] = {
-		"sizeof mutex", "align mutex", "sizeof rwmutex", "align rwmutex",
-		"sizeof waitgroup", "align waitgroup", "sizeof once", "align once",
-		"sizeof cond", "align cond", "cond.L",
-		"sizeof semaphore", "align semaphore", "semaphore.size",
-		"sizeof errgroup", "align errgroup",
-		"time_timer.C", "time_ticker.C",
-		"NSEC_PER_SEC", "TIME_NEVER", "CONTEXT_CANCELED", "CONTEXT_DEADLINE_EXCEEDED",
-		"CONSOLE_ERR_TIMEOUT", "CONSOLE_ERR_NOINPUT",
-	};
-	const size_t public_layout[] = {
-		LAYOUT(mutex), LAYOUT(rwmutex), LAYOUT(waitgroup), LAYOUT(once),
-		LAYOUT(cond), offsetof(struct cond, L),
-		LAYOUT(semaphore), offsetof(struct semaphore, size),
-		LAYOUT(errgroup),
-		offsetof(struct time_timer, C), offsetof(struct time_ticker, C),
-		NSEC_PER_SEC, TIME_NEVER, (size_t)CONTEXT_CANCELED, (size_t)CONTEXT_DEADLINE_EXCEEDED,
-		(size_t)CONSOLE_ERR_TIMEOUT, (size_t)CONSOLE_ERR_NOINPUT,
-	};
-	_Static_assert(sizeof public_layout / sizeof public_layout[0] ==
-		       sizeof what / sizeof what[0], "a name per entry");
+	static const char *const what[] = { PUBLIC_LAYOUT(PUBLIC_LAYOUT_NAME) };
+	const size_t public_layout[] = { PUBLIC_LAYOUT(PUBLIC_LAYOUT_VALUE) };
 
 	ASSERT_EQ(public_kernel_layout_n, sizeof public_layout / sizeof public_layout[0]);
 	for (size_t i = 0; i < public_kernel_layout_n; i++)
