@@ -117,25 +117,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		rounds = (uint32_t)strtoul(argv[1], NULL, 0);
 	host_tests_init(2);	/* printf is the kernel's: it needs a core */
-	static const struct {
-		const char *name;
-		void (*fn)(void);
-	} tests[] = {
+	static const struct host_test tests[] = {
 		{ "storesc_then_load_never_both_miss", test_storesc_then_load_never_both_miss },
 	};
-	unsigned passed = 0, failed = 0;
-	for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-		check_failures = 0;
-		tests[i].fn();
-		if (check_failures == 0) {
-			printf("ok %u %s\n", i + 1, tests[i].name);
-			passed++;
-		} else {
-			printf("not ok %u %s (%d failures)\n", i + 1, tests[i].name,
-			       check_failures);
-			failed++;
-		}
-	}
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return host_run_tests(tests, HOST_NTESTS(tests), NULL);
 }

@@ -53,14 +53,13 @@ static void test_identity_and_outside(void)
 
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; void (*fn)(void); } tests[] = {
+	static const struct host_test tests[] = {
 		{ "fdt_reg_phys_translates_through_a_pi4_soc_ranges", test_pi4_soc_ranges },
 		{ "fdt_reg_phys_translates_through_nested_buses", test_nested_bus },
 		{ "fdt_reg_phys_identity_and_outside_every_range", test_identity_and_outside },
 	};
 	static char blob[1 << 16] __attribute__((aligned(8)));
 	FILE *fp = argc > 1 ? fopen(argv[1], "rb") : NULL;
-	int passed = 0, failed = 0;
 
 	if (!fp || fread(blob, 1, sizeof blob, fp) == 0 || !fdt_init(&f, blob)) {
 		printf("fdt_test: cannot read a DTB from '%s'\n", argc > 1 ? argv[1] : "");
@@ -68,12 +67,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fclose(fp);
-	for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-		check_failures = 0;
-		tests[i].fn();
-		printf("%s %s\n", check_failures ? "FAIL" : "ok  ", tests[i].name);
-		check_failures ? failed++ : passed++;
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return host_run_tests(tests, HOST_NTESTS(tests), NULL);
 }
