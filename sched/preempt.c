@@ -102,6 +102,7 @@ void tick_arm_acquired(struct p *pp)
 	uint64_t now = nanotime();
 	pp->tickarm = 0;
 	pp->tickwhen = now;
+	pp->tickpulled = 1;
 	tick_arm_by(tick_deadline(pp, now, sched_slice_ns(), true));
 }
 
@@ -147,6 +148,14 @@ static void preempt_async(struct trapframe *tf, struct cpu *c, struct m *mp,
 static volatile uint32_t preempt_ready;
 
 /* Every core's timer interrupt (kernel/time.c, kernel/sched_hooks.h). */
+/* The tick's own arming: whether it is for a sample (execute then need
+ * not pull it in for a new slice). */
+static void tick_set(struct p *pp, uint64_t now, uint64_t next, uint64_t slice)
+{
+	pp->tickpulled = next <= now + tick_period_ns(slice);
+	timer_set_deadline(next);
+}
+
 static void tick(struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
@@ -184,7 +193,7 @@ static void tick(struct trapframe *tf)
 		uint64_t next = tick_deadline(pp, now, slice, true);
 		if (next <= now)
 			next = now + PREEMPT_RETRY_NS;
-		timer_set_deadline(next);
+		tick_set(pp, now, next, slice);
 		return;
 	}
 	/* A G that overflowed its stack and spins never reaches a switch:
@@ -212,7 +221,7 @@ static void tick(struct trapframe *tf)
 	bool timers_due = ((w != 0 && w <= now) ||
 			   (until && atomic_loaduintptr(&pp->runnext) != 0)) && now >= until;
 	if (!expired && !timers_due) {
-		timer_set_deadline(tick_deadline(pp, now, slice, switched));
+		tick_set(pp, now, tick_deadline(pp, now, slice, switched), slice);
 		return;
 	}
 	/* A slice not used up is the G's still: a timer alone takes the
@@ -229,11 +238,11 @@ static void tick(struct trapframe *tf)
 		uint64_t end = now + slice, w2 = timers_when0(pp);
 		pp->ticktick = st + 1;
 		pp->schedwhen = now;
-		timer_set_deadline(w2 && w2 < end ? (w2 > now ? w2 : retry) : end);
+		tick_set(pp, now, w2 && w2 < end ? (w2 > now ? w2 : retry) : end, slice);
 	} else {
 		/* A wake-up: the rest of the slice stays the G's
 		 * (goschedImpl); the tick samples again soon. */
-		timer_set_deadline(retry);
+		tick_set(pp, now, retry, slice);
 	}
 	preempt_async(tf, c, mp, pp, gp);
 	/* Not here: at the G's next safe point. The tick looks again soon
@@ -242,7 +251,7 @@ static void tick(struct trapframe *tf)
 	if (expired) {
 		pp->ticktick = st;
 		pp->schedwhen = dated;
-		timer_set_deadline(retry);
+		tick_set(pp, now, retry, slice);
 	}
 	c->resched = 1;
 }

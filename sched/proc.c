@@ -1144,8 +1144,10 @@ execute(struct m *mp, struct g *gp, bool inherit_time)
 		 * at most a tick period late. No clock read: tickwhen. */
 		pp->schedtick++;
 		pp->sliceover = 0;
-		if (pp->ticktick != pp->schedtick)
+		if (unlikely(!pp->tickpulled) && pp->ticktick != pp->schedtick) {
+			pp->tickpulled = 1;
 			tick_arm_by(pp->tickwhen + tick_period_ns(sched_slice_ns()));
+		}
 	}
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);

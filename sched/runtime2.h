@@ -193,6 +193,9 @@ struct p {
 	 * bound on when the G was switched in (the watchdog reads it). */
 	uint64_t runwhen;
 	uint64_t tickwhen;		/* what execute stores in runwhen */
+	/* The core's tick is armed no later than a tick period after
+	 * tickwhen: a new slice needs no pulling in (execute). */
+	uint32_t tickpulled;
 	/* The longest hold, as the ticks see it (maxhold_ns): nrun at the
 	 * tick that first saw the running G, and that tick's time. */
 	uint64_t holdnrun;
