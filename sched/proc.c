@@ -1239,17 +1239,35 @@ __hot void park_m(struct g *gp)
 static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 {
 	struct p *pp = mp->p;
-	/* Local work first: the common reason not to apply. */
-	if (atomic_loaduintptr(&pp->runnext) != 0 ||
-	    atomic_load32(&pp->runqhead) != pp->runqtail || pp->resumeg)
+	/* runnext first: the common reason not to apply. */
+	if (atomic_loaduintptr(&pp->runnext) != 0 || pp->resumeg)
 		return;
-	/* Anything findrunnable_local would do before the global queue: the
+	/* Anything findrunnable_local would do before the run queues: the
 	 * periodic work (pp->g0work, the tick's), a timer (any: whether it
 	 * is due is findrunnable's clock read, not this one), devices. */
 	if (pp->g0work || atomic_load64(&sched.g0work_due) == 0 ||
 	    atomic_load64(&pp->timers.when0) != 0 ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;
+	if (atomic_load32(&pp->runqhead) != pp->runqtail) {
+		/* The local ring holds Gs: findrunnable_local after
+		 * goschedImpl's put would take its head, unless this is a
+		 * 61st schedtick (the fairness pick takes the global queue's
+		 * head, gp or an older G: left to findrunnable). The same
+		 * put, wakep and take, without findrunnable's checks that
+		 * were just made. */
+		if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0)
+			return;
+		spin_lock_nopreempt(&sched.lock);
+		globrunqput(gp);
+		spin_unlock_nopreempt(&sched.lock);
+		wakep();
+		atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
+		struct g *next = runqget_ring(pp);
+		if (likely(next != NULL))
+			execute(mp, next, false);
+		schedule(mp);	/* thieves emptied the ring meanwhile */
+	}
 	/*
 	 * The global queue empty as well: the put and the take below would
 	 * hand gp back to itself, so it runs on, and sched.lock is not
