@@ -36,7 +36,7 @@ static __always_inline uint64_t counter_to_ns(uint64_t ticks)
 	return (uint64_t)(((__uint128_t)ticks * time_ns_per_tick_32) >> 32);
 }
 
-/* Monotonic, since boot. Inline: the scheduler reads it at every switch. */
+/* Monotonic, since boot. Inline: the tick and the timers read it often. */
 static __always_inline uint64_t nanotime(void)
 {
 	return counter_to_ns(arch_counter() - time_boot_counter);

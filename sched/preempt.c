@@ -3,18 +3,25 @@
  * two ways a G is switched out against its will.
  *
  * The tick. Each core's timer interrupt looks at its own P only (no
- * locks, no other core's state). execute stamps p->schedwhen when a new
- * slice begins (a G not run from runnext, which bumps schedtick); a G
- * that has held the P for a whole slice since then is preempted (Go:
- * forcePreemptNS, 10 ms; `slice=` on the command line). A runnext chain
- * (a ping-pong pair) shares one slice, so it cannot starve its queue.
+ * locks, no other core's state). It stands in for Go's sysmon retake, and
+ * does it Go's way: no switch reads the clock. execute bumps schedtick
+ * when a new slice begins (a G not run from runnext); the first tick that
+ * sees the new schedtick dates the slice (p->schedwhen), and one that sees
+ * the same schedtick a slice later preempts the G (Go: forcePreemptNS,
+ * 10 ms; `slice=` on the command line). A runnext chain (a ping-pong
+ * pair) shares one slice, so it cannot starve its queue: a slice found
+ * used up while the scheduler runs sets p->sliceover, and the chain's
+ * next G goes to the global queue (findrunnable).
  * The tick also preempts when one of the P's timers is due: the
  * scheduler, which fires them, must get the core back.
  *
- * Tickless: the tick is not periodic. While a G runs, the core's timer is
- * set for the end of the slice or the P's next timer, whichever is first
- * (timer_set_deadline); an idle core sets it for its next timer only
- * (stopm, proc.c), or not at all.
+ * Tickless when idle, a sampler when busy: while its P runs Gs a core's
+ * timer is set for the next look at schedtick (a quarter slice on), the
+ * end of a dated slice or the P's next timer, whichever is first
+ * (tick_deadline); an idle core sets it for its next timer only (stopm,
+ * proc.c), or not at all. A slice is thus dated at most a quarter slice
+ * late: a G holds the P for a slice and up to a quarter more, where Go's
+ * sysmon, at its longest sleep, allows a whole second slice.
  *
  * The switch, two ways (Go: asyncPreempt and the stack-guard check):
  *   - at interrupt exit, wherever the G is (preempt_async): the trap
@@ -67,10 +74,36 @@ uint64_t sched_set_slice(uint64_t ns)
 
 uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice)
 {
-	uint64_t until = resume_until(pp, atomic_load64(&pp->runwhen), slice);
+	uint64_t until = resume_until(pp, slice);
 	if (when < until)
 		when = until;
 	return when < next ? when : next;
+}
+
+uint64_t tick_deadline(struct p *pp, uint64_t now, uint64_t slice, bool sample)
+{
+	uint64_t next = now + tick_period_ns(slice);
+	/* A dated slice's end, exactly (not one sample late); no sample
+	 * before it where the G has run since the last tick unswitched (a
+	 * new slice before then pulls the tick in: execute). */
+	if (pp->ticktick == pp->schedtick) {
+		uint64_t end = pp->schedwhen + slice;
+		if (end > now && (end < next || !sample))
+			next = end;
+	}
+	uint64_t w = atomic_load64(&pp->timers.when0);
+	if (w && w < next)
+		next = tick_deadline_timer(pp, w, next, slice);
+	return next;
+}
+
+void tick_arm_acquired(struct p *pp)
+{
+	uint64_t now = nanotime();
+	pp->tickarm = 0;
+	pp->tickwhen = now;
+	pp->tickpulled = 1;
+	tick_arm_by(tick_deadline(pp, now, sched_slice_ns(), true));
 }
 
 /* On g0 after arch_irq_leave_to: the G's context is in its frame copy. */
@@ -115,6 +148,14 @@ static void preempt_async(struct trapframe *tf, struct cpu *c, struct m *mp,
 static volatile uint32_t preempt_ready;
 
 /* Every core's timer interrupt (kernel/time.c, kernel/sched_hooks.h). */
+/* The tick's own arming: whether it is for a sample (execute then need
+ * not pull it in for a new slice). */
+static void tick_set(struct p *pp, uint64_t now, uint64_t next, uint64_t slice)
+{
+	pp->tickpulled = next <= now + tick_period_ns(slice);
+	timer_set_deadline(next);
+}
+
 static void tick(struct trapframe *tf)
 {
 	struct cpu *c = this_cpu();
@@ -124,18 +165,35 @@ static void tick(struct trapframe *tf)
 		return;		/* idle: stopm sets the timer (proc.c) */
 	uint64_t now = nanotime();
 	uint64_t slice = sched_slice_ns();
+	pp->tickwhen = now;
+	/* The periodic work is due: the scheduler's next round runs it
+	 * (findrunnable), which then need not read the clock to know. */
+	if (now >= atomic_load64(&sched.g0work_due))
+		pp->g0work = 1;
+	/* sysmon's retake: a new schedtick dates a new slice; the same one
+	 * a slice after its date ends it. schedtick is this core's own
+	 * (execute, below us in the interrupted code or not at all). */
+	uint32_t st = pp->schedtick;
+	bool sliceused = false;
+	bool switched = pp->nrun != pp->ticknrun;	/* since the last tick */
+	pp->ticknrun = pp->nrun;
+	if (st != pp->ticktick) {
+		pp->ticktick = st;
+		pp->schedwhen = now;
+	} else if (now - pp->schedwhen >= slice) {
+		sliceused = true;
+		pp->sliceover = 1;
+	}
 	struct g *gp = mp->curg;
 	if (!gp || arch_getg() != gp) {
 		/* The scheduler is running on g0 (curg may be set: in an
-		 * mcall); the G it starts gets the slice from about now, and
-		 * execute arms it. Until then, the P's timers still count: a
-		 * deadline of now + slice alone would let one due in between
-		 * wait a whole slice. */
-		uint64_t next = now + slice;
-		uint64_t w = timers_when0(pp);
-		if (w && w < next)
-			next = w > now ? w : now + PREEMPT_RETRY_NS;
-		timer_set_deadline(next);
+		 * mcall): it sees sliceover, and the P's due timers, itself.
+		 * The longest hold starts again with the next G. */
+		pp->holdsince = 0;
+		uint64_t next = tick_deadline(pp, now, slice, true);
+		if (next <= now)
+			next = now + PREEMPT_RETRY_NS;
+		tick_set(pp, now, next, slice);
 		return;
 	}
 	/* A G that overflowed its stack and spins never reaches a switch:
@@ -143,36 +201,59 @@ static void tick(struct trapframe *tf)
 	 * switch code, which sets g and sp one instruction apart. */
 	stackcheck_sp(gp, arch_frame_preemptible(tf) ? arch_frame_sp(tf) : 0);
 	/* The longest a G has held this P without a switch, as the ticks
-	 * see it: a hold that ends before a tick is shorter than a slice
-	 * and not of interest. Measured here, not in schedule(), so that a
-	 * switch pays nothing for it. */
-	uint64_t r = atomic_load64(&pp->runwhen);
-	if (r && now > r && now - r > pp->maxhold_ns)
-		pp->maxhold_ns = now - r;
+	 * see it: from the first tick that saw it running (nrun) to the
+	 * last. Measured here, not in schedule(), so that a switch pays
+	 * nothing for it. */
+	if (pp->holdsince == 0 || pp->holdnrun != pp->nrun) {
+		pp->holdnrun = pp->nrun;
+		pp->holdsince = now;
+	} else if (now - pp->holdsince > pp->maxhold_ns) {
+		pp->maxhold_ns = now - pp->holdsince;
+	}
 	uint64_t w = timers_when0(pp);
 	/* A stop-the-world (gomaxprocs) ends the slice: the P is handed in
 	 * at the switch. Not the stopper's own (it has preemption off). */
-	bool expired = now - pp->schedwhen >= slice ||
+	bool expired = sliceused ||
 		       (atomic_load32(&sched.gcwaiting) && c->preempt_off == 0);
 	/* A due timer, or a G a wake-up readied waiting in runnext behind a
 	 * resumed G (resumeg_take), once the resumed G's least run is over. */
-	uint64_t until = resume_until(pp, r, slice);
+	uint64_t until = resume_until(pp, slice);
 	bool timers_due = ((w != 0 && w <= now) ||
 			   (until && atomic_loaduintptr(&pp->runnext) != 0)) && now >= until;
 	if (!expired && !timers_due) {
-		timer_set_deadline(tick_deadline(pp, slice));
+		tick_set(pp, now, tick_deadline(pp, now, slice, switched), slice);
 		return;
 	}
-	/* No deadline is armed now (the interrupt consumed it): the next
-	 * G's execute arms one for its slice. A slice not used up is the
-	 * G's still: a timer alone takes the core for the G it readies, and
-	 * gives it back after (preemptWake). */
+	/* A slice not used up is the G's still: a timer alone takes the
+	 * core for the G it readies, and gives it back after
+	 * (preemptWake). */
 	gp->preempt = expired ? preemptSlice : preemptWake;
+	uint64_t retry = now + (slice < PREEMPT_RETRY_NS ? slice : PREEMPT_RETRY_NS);
+	uint64_t dated = pp->schedwhen;
+	if (expired) {
+		/* Switched here, the G's successor starts a new slice now
+		 * (its execute bumps schedtick to st + 1): dated already, it
+		 * needs no sample, and the tick comes at its end (or the P's
+		 * next timer). */
+		uint64_t end = now + slice, w2 = timers_when0(pp);
+		pp->ticktick = st + 1;
+		pp->schedwhen = now;
+		tick_set(pp, now, w2 && w2 < end ? (w2 > now ? w2 : retry) : end, slice);
+	} else {
+		/* A wake-up: the rest of the slice stays the G's
+		 * (goschedImpl); the tick samples again soon. */
+		tick_set(pp, now, retry, slice);
+	}
 	preempt_async(tf, c, mp, pp, gp);
-	/* Not here: at the G's next safe point. Look again soon in case
-	 * it has none for a while (it is in the switch code, say). */
+	/* Not here: at the G's next safe point. The tick looks again soon
+	 * in case it has none for a while (it is in the switch code, say);
+	 * the slice stays as it was. */
+	if (expired) {
+		pp->ticktick = st;
+		pp->schedwhen = dated;
+		tick_set(pp, now, retry, slice);
+	}
 	c->resched = 1;
-	timer_set_deadline(now + (slice < PREEMPT_RETRY_NS ? slice : PREEMPT_RETRY_NS));
 }
 
 bool sched_tick(struct trapframe *tf)
@@ -233,9 +314,7 @@ void sched_ipi_wake(void)
 		timer_set_deadline(nanotime());
 		return;
 	}
-	uint64_t next = tick_deadline(pp, sched_slice_ns());
-	if (c->timer_deadline_ns == 0 || next < c->timer_deadline_ns)
-		timer_set_deadline(next);
+	tick_arm_by(tick_deadline(pp, nanotime(), sched_slice_ns(), true));
 }
 
 void preempt_init(void)

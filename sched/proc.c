@@ -259,6 +259,7 @@ static void acquirep(struct p *pp)
 	atomic_storeuintptr((volatile uintptr_t *)&pp->m, (uintptr_t)mp);
 	atomic_store32(&pp->status, _Prunning);
 	pp->sliceendtick = pp->schedtick;	/* its last slice ended when it went idle */
+	pp->tickarm = 1;	/* execute arms the tick */
 	traceProcStart(mp);
 }
 
@@ -777,13 +778,11 @@ static __always_inline struct g *globrunqget_batch_locked(struct p *pp)
  * findrunnable_local, looks at this P (timers, local queue) and the
  * global queue; findrunnable_slow does the rest and loops.
  *
- * *nowp is the time schedule() read as it began, the one clock read of a
- * switch that finds work at once (the local queue, the global queue): it
- * dates the timers, the slice check and execute's new slice. Where this
- * round runs timer callbacks or the periodic work (a long callback, a
- * schedtrace print), waits (a halt) or searches (stealing), *nowp is read
- * again: a slice dated before them would be used up before its G runs,
- * and the tick would take it at once.
+ * No clock read on the way (Go reads none in schedule): the slice is the
+ * tick's to date and end (preempt.c: sliceover), the periodic work is
+ * due when the tick says so (pp->g0work), and the clock is read for the
+ * timers only when the P has one (Go's checkTimers), for devices only
+ * when they readied Gs.
  */
 
 /* A G that ran out of the slice it shared (findrunnable_local): to the
@@ -800,19 +799,18 @@ static __noinline void globrunqput_sliceover(struct g *gp)
 /* pp->resumeg back on its P with the rest of its slice, from now: what
  * ran meanwhile (the woken Gs, the timer callbacks, a slice the 61st-tick
  * pick started) is not taken from it. Inherits: schedtick stays. */
-static __noinline struct g *resumeg_take(struct p *pp, uint64_t now)
+static __noinline struct g *resumeg_take(struct p *pp)
 {
+	uint64_t now = nanotime();	/* a wake-up's path, not every switch */
 	struct g *gp = pp->resumeg;
 	pp->resumeg = NULL;
-	pp->schedwhen = now + pp->resumeleft - sched_slice_ns();
-	pp->resumedwhen = now;	/* execute's runwhen: resume_until */
+	slice_dated(pp, now + pp->resumeleft - sched_slice_ns());
+	pp->resumedwhen = now;	/* resume_until, while it runs */
+	pp->resumednrun = pp->nrun + 1;	/* its execute's count */
 	/* A woken G waits in runnext: the tick gives it the core when the
 	 * resumed G's least run is over (preempt.c), not at the slice's end. */
 	if (atomic_loaduintptr(&pp->runnext) != 0) {
-		uint64_t until = now + resume_min_ns(sched_slice_ns());
-		uint64_t d = this_cpu()->timer_deadline_ns;
-		if (d == 0 || d > until)
-			timer_set_deadline(until);
+		tick_arm_by(now + resume_min_ns(sched_slice_ns()));
 	}
 	return gp;
 }
@@ -820,19 +818,20 @@ static __noinline struct g *resumeg_take(struct p *pp, uint64_t now)
 /* findrunnable_local's runnext G with its slice used up (see there):
  * the G to run, or NULL (it went to the global queue). */
 static __noinline struct g *
-runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
+runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 {
 	if (pp->resumeg) {
 		/* The woken Gs' short slice begins as the first of them runs
-		 * (goschedImpl left the slice's start at 0 for this). */
+		 * (goschedImpl left the slice over for this). */
 		*inherit_time = true;
 		if (!pp->resumewoken) {
 			pp->resumewoken = 1;
-			pp->schedwhen = now + resume_min_ns(sched_slice_ns()) - sched_slice_ns();
+			slice_dated(pp, nanotime() + resume_min_ns(sched_slice_ns()) -
+					    sched_slice_ns());
 			return gp;
 		}
 		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
-		return resumeg_take(pp, now);
+		return resumeg_take(pp);
 	}
 	if (pp->sliceendtick == pp->schedtick || (runqempty(pp) && globrunqempty()))
 		return gp;
@@ -841,35 +840,39 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time, uint64_t now)
 }
 
 static __always_inline struct g *
-findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
+findrunnable_local(struct m *mp, bool *inherit_time)
 {
 	struct g *gp;
 	struct p *pp = mp->p;
-	uint64_t now = *nowp;
 	*inherit_time = false;
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
-	 * cores the watchdog found stuck (g0_periodic). */
-	if (unlikely(now >= atomic_load64(&sched.g0work_due))) {
-		g0_periodic(now);
+	 * cores the watchdog found stuck (g0_periodic). The periodic work is
+	 * due when this P's tick found its deadline passed, or every round
+	 * while the deadline is 0 (a stall, schedtrace, a stop-the-world). */
+	if (unlikely(pp->g0work || atomic_load64(&sched.g0work_due) == 0)) {
+		pp->g0work = 0;
+		g0_periodic(nanotime());
 		/* A stop-the-world (it keeps g0work_due at 0 meanwhile):
 		 * this P is handed in, and the M comes back with one. */
 		if (atomic_load32(&sched.gcwaiting)) {
 			gcstopm(mp);
 			pp = mp->p;
 		}
-		*nowp = now = nanotime();
 	}
 	uint64_t when0 = atomic_load64(&pp->timers.when0);
 	bool timer_readied = false;
-	if (when0 != 0 && when0 <= now && timers_run(pp, now) != 0) {
-		*nowp = now = nanotime();	/* after the callbacks */
-		pp->timerg = atomic_loaduintptr(&pp->runnext);
-		timer_readied = pp->timerg != 0;
+	if (when0 != 0) {
+		/* Go's checkTimers: the clock only when the P has a timer. */
+		uint64_t now = nanotime();
+		if (when0 <= now && timers_run(pp, now) != 0) {
+			pp->timerg = atomic_loaduintptr(&pp->runnext);
+			timer_readied = pp->timerg != 0;
+		}
 	}
 
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
-	if (netpoll_pending() && netpoll_overdue(now)) {
+	if (netpoll_pending() && netpoll_overdue(nanotime())) {
 		gp = netpoll_take(pp);
 		if (gp)
 			return gp;
@@ -923,18 +926,18 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 */
 	gp = runnext_get(pp);
 	if (gp) {
-		if (likely(now - pp->schedwhen < sched_slice_ns())) {
+		if (likely(!pp->sliceover)) {
 			*inherit_time = true;
 			pp->nrunnext++;
 			return gp;
 		}
-		gp = runnext_sliceover(pp, gp, inherit_time, now);
+		gp = runnext_sliceover(pp, gp, inherit_time);
 		if (gp)
 			return gp;
 	}
 	if (unlikely(pp->resumeg != NULL)) {
 		*inherit_time = true;
-		return resumeg_take(pp, now);
+		return resumeg_take(pp);
 	}
 
 	gp = runqget_ring(pp);
@@ -957,15 +960,14 @@ findrunnable_local(struct m *mp, bool *inherit_time, uint64_t *nowp)
  * in schedule(), which then saves fewer registers.
  */
 static __noinline struct g *
-findrunnable_slow(struct m *mp, bool *inherit_time, uint64_t *nowp)
+findrunnable_slow(struct m *mp, bool *inherit_time)
 {
 	struct g *gp;
 	struct p *pp = mp->p;
 	goto first;
 
 top:
-	*nowp = nanotime();
-	gp = findrunnable_local(mp, inherit_time, nowp);
+	gp = findrunnable_local(mp, inherit_time);
 	if (gp)
 		return gp;
 	pp = mp->p;
@@ -989,10 +991,8 @@ first:
 		if (!mp->spinning)
 			becomespinning(mp);
 		gp = stealwork(pp);
-		if (gp) {
-			*nowp = nanotime();	/* the search took a while */
+		if (gp)
 			return gp;
-		}
 	}
 
 	/*
@@ -1066,7 +1066,6 @@ first:
 				becomespinning(mp);
 				pp2->nglobget += 1 + q.size;
 				runqputbatch(pp2, &q);
-				*nowp = nanotime();	/* we gave up our P meanwhile */
 				return gp;
 			}
 			spin_unlock_nopreempt(&sched.lock);
@@ -1098,9 +1097,9 @@ first:
 }
 
 static __always_inline struct g *
-findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
+findrunnable(struct m *mp, bool *inherit_time)
 {
-	struct g *gp = findrunnable_local(mp, inherit_time, nowp);
+	struct g *gp = findrunnable_local(mp, inherit_time);
 	if (likely(gp != NULL))
 		return gp;
 	/* Copies whose addresses go out of line, so that the caller's own
@@ -1108,10 +1107,8 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 	 * every switch. */
 	bool inherit = false;	/* what findrunnable_local set; the slow
 				 * path's finds start a new slice */
-	uint64_t now = *nowp;
-	gp = findrunnable_slow(mp, &inherit, &now);
+	gp = findrunnable_slow(mp, &inherit);
 	*inherit_time = inherit;
-	*nowp = now;
 	return gp;
 }
 
@@ -1119,28 +1116,38 @@ findrunnable(struct m *mp, bool *inherit_time, uint64_t *nowp)
 
 /*
  * execute: run gp on mp (this M); a new time slice unless inherit_time.
- * now is the switch's one clock read (schedule), from which a new slice
- * counts.
+ * No clock read: the new slice is the tick's to date (preempt.c).
  */
 static __always_inline __attribute__((noreturn)) void
-execute(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
+execute(struct m *mp, struct g *gp, bool inherit_time)
 {
 	struct p *pp = mp->p;
+	/* After acquirep: arm the tick, which re-arms itself from then on
+	 * while the P runs Gs, and stamp tickwhen. */
+	if (unlikely(pp->tickarm))
+		tick_arm_acquired(pp);
 	/* runwhen before curg, and curg by store-release: the watchdog
 	 * (p_running_core) loads curg and then runwhen from other cores, and
-	 * must not see the new G with the switch's runwhen of 0 (it would
-	 * date the G from the core's last tick, which on a core that only
-	 * switches can be seconds old, and report a stall that is not one
-	 * when a vCPU is descheduled between the two stores). */
-	atomic_store64(&pp->runwhen, now);
+	 * must not see the new G with the switch's runwhen of 0. tickwhen
+	 * (the core's last tick, or the P's acquisition) is no later than
+	 * the switch, and a busy core ticks at least every tick_period_ns. */
+	atomic_store64(&pp->runwhen, pp->tickwhen);
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
 	gp->m = mp;
 	casgstatus(gp, _Grunnable, _Grunning);
 	gp->preempt = 0;
 	THIS_CPU_WRITE32(resched, 0);	/* mp->cpu's: we run on it */
 	if (!inherit_time) {
+		/* A new slice: the tick dates it. The tick may be armed for
+		 * the last slice's end: pulled in to a tick period after the
+		 * last tick (at once if that is past), so that the date is
+		 * at most a tick period late. No clock read: tickwhen. */
 		pp->schedtick++;
-		pp->schedwhen = now;	/* the tick measures the slice from here */
+		pp->sliceover = 0;
+		if (unlikely(!pp->tickpulled) && pp->ticktick != pp->schedtick) {
+			pp->tickpulled = 1;
+			tick_arm_by(pp->tickwhen + tick_period_ns(sched_slice_ns()));
+		}
 	}
 	pp->nrun++;
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
@@ -1154,7 +1161,6 @@ execute(struct m *mp, struct g *gp, bool inherit_time, uint64_t now)
 			pp->ntimerbypass++;
 		pp->timerg = 0;
 	}
-	tick_arm_for_slice(mp->cpu, pp);
 	traceGoStart(gp, inherit_time);
 	/* A G's first run: it has no stack yet (sched/stack.c). sp is what
 	 * gogo loads next, so the test costs no line of its own. */
@@ -1178,21 +1184,18 @@ static __always_inline __attribute__((noreturn)) void schedule(struct m *mp)
 		panic("schedule: M%u: preempt-off count %u (a G switched out "
 		      "holding a spinlock?)", mp->id, mp->cpu->preempt_off);
 	struct p *pp = mp->p;
-	/* The switch's one clock read (findrunnable reads again only where
-	 * it waits or searches). Go reads none here: sysmon watches
-	 * schedtick from its own thread. gmk's tick, which stands in for
-	 * sysmon, measures the slice from execute's stamp instead. */
-	uint64_t now = nanotime();
-	/* Between two Gs (the watchdog reads it). How long the last one
-	 * held the P, maxhold_ns, the tick measures (preempt.c). */
+	/* No clock read (Go reads none here either): the tick, which stands
+	 * in for sysmon, dates and ends the slice from schedtick. Between two
+	 * Gs (the watchdog reads it). How long the last one held the P,
+	 * maxhold_ns, the tick measures (preempt.c). */
 	atomic_store64(&pp->runwhen, 0);
 	bool inherit;
-	struct g *gp = findrunnable(mp, &inherit, &now);
+	struct g *gp = findrunnable(mp, &inherit);
 	/* This M found work: if it was spinning, it stops, and starts the
 	 * next spinner if it was the last. */
 	if (mp->spinning)
 		resetspinning();
-	execute(mp, gp, inherit, now);
+	execute(mp, gp, inherit);
 }
 
 /* ---- the g0 halves of gopark, gosched, goyield and goexit (park.c) ---- */
@@ -1214,7 +1217,7 @@ __hot void park_m(struct g *gp)
 		if (!fn(gp, lock)) {
 			traceGoUnpark(gp);
 			casgstatus(gp, _Gwaiting, _Grunnable);
-			execute(mp, gp, true, nanotime());	/* the same slice: never left */
+			execute(mp, gp, true);	/* the same slice: never left */
 		}
 	}
 	schedule(mp);
@@ -1236,16 +1239,35 @@ __hot void park_m(struct g *gp)
 static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 {
 	struct p *pp = mp->p;
-	/* Local work first: the common reason not to apply, decided before
-	 * the clock read (schedule then reads it once). */
-	if (atomic_loaduintptr(&pp->runnext) != 0 ||
-	    atomic_load32(&pp->runqhead) != pp->runqtail || pp->resumeg)
+	/* runnext first: the common reason not to apply. */
+	if (atomic_loaduintptr(&pp->runnext) != 0 || pp->resumeg)
 		return;
-	uint64_t now = nanotime();
-	uint64_t when0 = atomic_load64(&pp->timers.when0);
-	if (now >= atomic_load64(&sched.g0work_due) || (when0 != 0 && when0 <= now) ||
+	/* Anything findrunnable_local would do before the run queues: the
+	 * periodic work (pp->g0work, the tick's), a timer (any: whether it
+	 * is due is findrunnable's clock read, not this one), devices. */
+	if (pp->g0work || atomic_load64(&sched.g0work_due) == 0 ||
+	    atomic_load64(&pp->timers.when0) != 0 ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;
+	if (atomic_load32(&pp->runqhead) != pp->runqtail) {
+		/* The local ring holds Gs: findrunnable_local after
+		 * goschedImpl's put would take its head, unless this is a
+		 * 61st schedtick (the fairness pick takes the global queue's
+		 * head, gp or an older G: left to findrunnable). The same
+		 * put, wakep and take, without findrunnable's checks that
+		 * were just made. */
+		if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0)
+			return;
+		spin_lock_nopreempt(&sched.lock);
+		globrunqput(gp);
+		spin_unlock_nopreempt(&sched.lock);
+		wakep();
+		atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
+		struct g *next = runqget_ring(pp);
+		if (likely(next != NULL))
+			execute(mp, next, false);
+		schedule(mp);	/* thieves emptied the ring meanwhile */
+	}
 	/*
 	 * The global queue empty as well: the put and the take below would
 	 * hand gp back to itself, so it runs on, and sched.lock is not
@@ -1257,7 +1279,7 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	 * find gp in the global queue; nothing was queued, so none is woken.
 	 */
 	if (globrunqempty())
-		execute(mp, gp, false, now);
+		execute(mp, gp, false);
 	atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
 	struct g *rest;
 	int32_t nrest;
@@ -1270,7 +1292,7 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	if (nrest)
 		runqputchain(pp, rest, NULL, nrest);
 	wakep();		/* as goschedImpl: Gs may wait in either queue */
-	execute(mp, next, false, now);
+	execute(mp, next, false);
 }
 
 /*
@@ -1309,9 +1331,18 @@ goschedImpl(struct g *gp, bool preempted)
 	dropg();
 	if (!preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
-	uint64_t now, slice;
-	if (preempted && gp->preempt == preemptWake && !pp->resumeg &&
-	    (now = nanotime()) - pp->schedwhen < (slice = sched_slice_ns())) {
+	uint64_t now = 0, slice = sched_slice_ns();
+	if (preempted && gp->preempt == preemptWake && !pp->resumeg) {
+		/* A preemption's clock read, not a switch's. A slice the
+		 * tick has not dated yet (netpoll_kick's preemption) began
+		 * less than a tick period ago: it is dated now. */
+		now = nanotime();
+		if (pp->ticktick != pp->schedtick) {
+			pp->ticktick = pp->schedtick;
+			pp->schedwhen = now;
+		}
+	}
+	if (now != 0 && now - pp->schedwhen < slice) {
 		pp->resumeg = gp;	/* the woken G first: findrunnable */
 		pp->resumeat = now;
 		pp->resumeleft = pp->schedwhen + slice - now;
@@ -1320,7 +1351,7 @@ goschedImpl(struct g *gp, bool preempted)
 		 * first of them runs: until then the slice is over, which sends
 		 * that G through runnext_sliceover to start it. */
 		pp->resumewoken = 0;
-		pp->schedwhen = 0;
+		pp->sliceover = 1;
 	} else {
 		spin_lock_nopreempt(&sched.lock);	/* on g0 */
 		globrunqput(gp);
@@ -1539,9 +1570,8 @@ static uint32_t procresize(uint32_t n, struct p **ps, struct m **ms)
 		releasep();
 		atomic_store32(&me->status, _Pgcstop);
 		acquirep(keep);
-		uint64_t now = nanotime();
-		keep->schedwhen = now;
-		atomic_store64(&keep->runwhen, now);
+		tick_arm_acquired(keep);
+		atomic_store64(&keep->runwhen, keep->tickwhen);
 	}
 	for (uint32_t i = n; i < old; i++)
 		pdestroy(allp[i], keep);

@@ -208,8 +208,18 @@ uint32_t runqgrab(struct p *pp, struct g **batch, uint32_t batch_head,
 				 * exit, after which pp runs it at once. Stealing
 				 * it now would bounce it between cores. Wait a
 				 * moment and see whether it is still there.
+				 * Go looks at runnext only, and a ping-pong
+				 * pair readies the same two Gs into it in turn:
+				 * after the wait the one there is most often
+				 * not the one seen, but the pair's next (ABA),
+				 * and stealing it splits the pair across two
+				 * cores. pp's Gs run meanwhile (nrun moved)
+				 * says pp is taking its runnext itself.
 				 */
+				uint64_t nrun = __atomic_load_n(&pp->nrun, __ATOMIC_RELAXED);
 				delay_ns(RUNQ_STEAL_RUNNEXT_BACKOFF_NS);
+				if (__atomic_load_n(&pp->nrun, __ATOMIC_RELAXED) != nrun)
+					return 0;
 			}
 			if (!atomic_casuintptr(&pp->runnext, next, 0))
 				continue;

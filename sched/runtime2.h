@@ -171,11 +171,36 @@ struct p {
 	uintptr_t stackcache;
 	uint32_t nstackcache;
 
-	/* Time slice (sched/preempt.c). Go's sysmon watches schedtick from
-	 * its own thread; here execute stamps the start of each slice and
-	 * the owning core's tick compares. Owner core only. */
-	uint64_t schedwhen;		/* nanotime the current slice began */
-	uint64_t runwhen;		/* nanotime the running G was switched in */
+	/* Time slice (sched/preempt.c), Go's way: no switch reads the clock.
+	 * execute bumps schedtick when a new slice begins (and clears
+	 * sliceover); the owning core's tick, which stands in for sysmon,
+	 * dates it: the first tick that sees a schedtick other than
+	 * ticktick stamps schedwhen, and one that sees the same schedtick a
+	 * slice later ends the slice. Owner core only. */
+	uint64_t schedwhen;		/* nanotime the tick dated the current slice */
+	uint32_t ticktick;		/* the schedtick that schedwhen dates */
+	/* The tick found the slice used up: a runnext chain that kept the
+	 * P goes to the global queue at its next G (findrunnable). */
+	uint32_t sliceover;
+	/* The tick found sched.g0work_due passed: findrunnable runs the
+	 * periodic work (g0_periodic) at its next round. */
+	uint32_t g0work;
+	/* Set by acquirep: the next execute arms this core's tick, which
+	 * from then on re-arms itself while the P runs Gs. */
+	uint32_t tickarm;
+	/* Not 0 while a G runs on the P (0 between two Gs: schedule): the
+	 * time of the core's last tick or of the P's acquisition, a lower
+	 * bound on when the G was switched in (the watchdog reads it). */
+	uint64_t runwhen;
+	uint64_t tickwhen;		/* what execute stores in runwhen */
+	/* The core's tick is armed no later than a tick period after
+	 * tickwhen: a new slice needs no pulling in (execute). */
+	uint32_t tickpulled;
+	/* The longest hold, as the ticks see it (maxhold_ns): nrun at the
+	 * tick that first saw the running G, and that tick's time. */
+	uint64_t holdnrun;
+	uint64_t holdsince;
+	uint64_t ticknrun;		/* nrun at the core's last tick */
 	/* The G preempted for a wake-up (preemptWake): it resumes the rest
 	 * of its slice, resumeleft, after the woken G in runnext, before the
 	 * ring and the global queue (findrunnable); what ran meanwhile, from
@@ -185,7 +210,8 @@ struct p {
 	uint64_t resumeat;
 	uint64_t resumeleft;
 	uint32_t resumewoken;		/* a woken G has run since resumeat */
-	uint64_t resumedwhen;		/* the resumed G's switch stamp (runwhen) */
+	uint64_t resumedwhen;		/* when the resumed G got the core back */
+	uint64_t resumednrun;		/* nrun while the resumed G runs */
 	/* schedtick of the last slice that ended before its G's time was
 	 * up: the tick preempted it (goschedImpl), or the P went idle
 	 * (acquirep). A G found in runnext with that slice used up is the

@@ -200,34 +200,50 @@ static inline uint64_t resume_min_ns(uint64_t slice)
 	uint64_t q = slice / RESUME_MIN_DIV;
 	return q < RESUME_MIN_MAX_NS ? q : RESUME_MIN_MAX_NS;
 }
-/* Owner core only: the G resumed is the one running when pp->runwhen is
- * pp->resumedwhen (its switch's stamp); 0 for any other. */
-static inline uint64_t resume_until(struct p *pp, uint64_t runwhen, uint64_t slice)
+/* Owner core only: the end of the resumed G's least run while it is the
+ * G running (execute counted it in nrun as resumednrun); 0 otherwise. */
+static inline uint64_t resume_until(struct p *pp, uint64_t slice)
 {
-	return runwhen == pp->resumedwhen ? runwhen + resume_min_ns(slice) : 0;
+	return pp->resumedwhen != 0 && pp->nrun == pp->resumednrun ?
+	       pp->resumedwhen + resume_min_ns(slice) : 0;
 }
-/* tick_deadline with a timer due before the slice's end (preempt.c):
- * the timer, not before resume_until. */
+/* How often a busy core's tick looks at schedtick: a slice is dated at
+ * most this late, so a G holds the P for a slice and at most this much
+ * more (Go's sysmon: 10 ms more, at its longest sleep). */
+#define TICK_SLICE_DIV		4
+static inline uint64_t tick_period_ns(uint64_t slice)
+{
+	return slice / TICK_SLICE_DIV;
+}
+/* tick_deadline with a timer due before the sample (preempt.c): the
+ * timer, not before resume_until. */
 uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_t slice);
-/* This core's tick while it runs a G on pp: by the end of the slice or
- * pp's next timer, whichever comes first. Inline: every execute. */
-static __always_inline uint64_t tick_deadline(struct p *pp, uint64_t slice)
+/* This core's next tick while it runs Gs on pp, from now: the next look
+ * at schedtick, the end of a dated slice, or pp's next timer, whichever
+ * comes first. sample: look at schedtick a tick period on even while the
+ * slice is dated (a G has switched since the last tick). */
+uint64_t tick_deadline(struct p *pp, uint64_t now, uint64_t slice, bool sample);
+/* Make sure this core's tick fires by `when` (it may be armed later). */
+static inline void tick_arm_by(uint64_t when)
 {
-	uint64_t next = pp->schedwhen + slice;
-	uint64_t w = atomic_load64(&pp->timers.when0);
-	if (w && w < next)
-		next = tick_deadline_timer(pp, w, next, slice);
-	return next;
+	uint64_t d = this_cpu()->timer_deadline_ns;
+	if (d == 0 || d > when)
+		timer_set_deadline(when);
 }
-/* execute, on g0: make sure core c's timer fires by the end of the new
- * slice (after tickless idle it may be armed for much later, or not). */
-static __always_inline void tick_arm_for_slice(struct cpu *c, struct p *pp)
+/* A slice whose start a resume path dated from its own clock read
+ * (resumeg, preempt.c): the tick measures it from `when`, not from its
+ * own first look, and fires at its end. */
+static inline void slice_dated(struct p *pp, uint64_t when)
 {
-	uint64_t next = tick_deadline(pp, sched_slice_ns());
-	uint64_t d = c->timer_deadline_ns;
-	if (d == 0 || d > next)
-		timer_set_deadline(next);
+	pp->schedwhen = when;
+	pp->ticktick = pp->schedtick;
+	pp->sliceover = 0;
+	tick_arm_by(when + sched_slice_ns());
 }
+/* execute, after acquirep: the core's timer may be armed for an idle
+ * P's timer, much later, or not at all. One clock read, once per
+ * acquisition; the tick re-arms itself from then on. */
+void tick_arm_acquired(struct p *pp);
 struct trapframe;
 void sched_preempt_for_netpoll(struct trapframe *tf);	/* netpoll_kick */
 

@@ -107,8 +107,11 @@ static bool park_armed(void)
 	struct p *pp = getg()->m->p;
 	bool armed = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED) %
 				     GLOBRUNQ_FAIRNESS_TICKS == 0 &&
-		     !globrunqempty() && pp->resumeg == NULL &&
-		     nanotime() - pp->schedwhen < sched_slice_ns() / 2;
+		     !globrunqempty() && pp->resumeg == NULL && !pp->sliceover &&
+		     /* a slice the tick has not dated began under a tick
+		      * period (a quarter slice) ago */
+		     (pp->ticktick != pp->schedtick ||
+		      nanotime() - pp->schedwhen < sched_slice_ns() / 2);
 	preempt_enable();
 	return armed;
 }
