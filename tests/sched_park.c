@@ -62,6 +62,79 @@ TEST(sched_goready_hands_off_to_runnext_on_the_same_p)
 	EXPECT_GE(handoff_same * 10, (uint64_t)HANDOFF_ROUNDS * 8);
 }
 
+/*
+ * A runnext chain past its slice: the tick that finds the slice used up
+ * while the scheduler runs (no G of the chain to preempt) sets
+ * p->sliceover, and the chain's next G then goes to the global queue's
+ * tail, so that a ping-pong pair through runnext cannot keep its P from
+ * the Gs in its ring. Here this G stands in for that tick: one P, a G C
+ * in the ring, this G readies its partner B into runnext, marks the
+ * slice over and parks. C must run before B. (Which tick lands on g0 is
+ * chance; the pair's hand-offs, with most of their time in the
+ * scheduler, are where it happens.) A long slice keeps the real tick
+ * from ending the slice meanwhile, which would start B a slice of its
+ * own at once (preempted G: sliceendtick).
+ */
+#define SLICEOVER_ROUNDS	20u
+#define SLICEOVER_SLICE_NS	NSEC_PER_SEC
+
+static volatile uintptr_t so_b_parked, so_t_parked;
+static volatile uint32_t so_seq, so_c_seq, so_b_seq;
+
+static void so_c(void *arg)
+{
+	(void)arg;
+	so_c_seq = ++so_seq;	/* one P: one G at a time */
+}
+
+static void so_b(void *arg)
+{
+	(void)arg;
+	gopark(publish_parked, (void *)&so_b_parked, waitReasonTest);
+	so_b_seq = ++so_seq;
+	uintptr_t t;
+	while ((t = atomic_xchguintptr(&so_t_parked, 0)) == 0)
+		gosched();	/* this G ran before its partner parked */
+	goready((struct g *)t);
+}
+
+TEST(sched_runnext_chain_past_its_slice_lets_the_ring_go_first)
+{
+	int nprocs = gomaxprocs(1);
+	uint64_t slice = sched_set_slice(SLICEOVER_SLICE_NS);
+	uint32_t cfirst = 0, bfirst = 0;
+	for (uint32_t r = 0; r < SLICEOVER_ROUNDS; r++) {
+		so_seq = so_c_seq = so_b_seq = 0;
+		atomic_storeuintptr(&so_b_parked, 0);
+		go(so_b, NULL);
+		while (atomic_loaduintptr(&so_b_parked) == 0)
+			gosched();	/* B parks */
+		go(so_c, NULL);		/* runnext, for now */
+		struct g *b = (struct g *)atomic_xchguintptr(&so_b_parked, 0);
+		preempt_disable();
+		goready(b);		/* B to runnext, C to the ring */
+		struct p *pp = getg()->m->p;
+		bool ringheld = atomic_load32(&pp->runqhead) != pp->runqtail;
+		pp->sliceover = 1;	/* as the tick on g0 */
+		preempt_enable();
+		ASSERT(ringheld);	/* the scenario */
+		gopark(publish_parked, (void *)&so_t_parked, waitReasonTest);
+		/* B readied us; C ran before it, or waits in the ring. */
+		while (so_c_seq == 0)
+			gosched();
+		if (so_c_seq < so_b_seq)
+			cfirst++;
+		else
+			bfirst++;
+	}
+	sched_set_slice(slice);
+	gomaxprocs(nprocs);
+	printf("# %u runnext hand-offs with the slice over and a G in the ring: "
+	       "the ring's G ran first %u times, the partner %u\n",
+	       SLICEOVER_ROUNDS, cfirst, bfirst);
+	EXPECT_EQ(bfirst, 0);
+}
+
 /* ---- goready from other cores ---------------------------------------------- */
 
 #define NPARKED 2000

@@ -7,6 +7,7 @@
 
 #include "kernel/percpu.h"
 #include "kernel/test.h"
+#include "sched/sync.h"
 #include "tests/sched_testutil.h"
 
 #define MILLION 1000000u
@@ -154,4 +155,92 @@ TEST(sched_respawning_pair_cannot_starve_the_global_queue)
 	ASSERT(atomic_load32(&pingpong_done));
 	EXPECT(atomic_load32(&victim_ran));
 	EXPECT_LT(pp_rounds, PINGPONG_MAX_ROUNDS);
+}
+
+/*
+ * One P; its local ring full of Gs that yield again and again, and one G
+ * waiting in the global queue behind nothing. A yield with Gs in the ring
+ * puts the yielder on the global queue's tail and takes the ring's head
+ * (gosched_fast), and the yielders only ever cycle from the ring to the
+ * global queue: the ring empties (and a batch from the global queue's
+ * head brings the waiting G back) only after every yielder has had a
+ * turn. The 61st-schedtick pick must take the global queue's head on that
+ * path too, so the G waits at most GLOBRUNQ_FAIRNESS_TICKS slices, not
+ * RING_YIELDERS. Counted in schedticks (one a yield), never time; at
+ * any nprocs (gomaxprocs(1) for the test).
+ * A long slice keeps the tick from ending one meanwhile (a preempted G
+ * goes to the global queue too, ahead of the waiting one).
+ */
+#define RING_YIELDERS		200u	/* ring size 256: none spill */
+#define RING_MAX_YIELDS		20u	/* each: a failure ends */
+#define RING_SLICE_NS		NSEC_PER_SEC
+
+static volatile uint32_t ring_done;
+static volatile uint32_t ring_wait, ring_len, ring_glob_empty;
+static struct waitgroup ring_wg;
+
+static void ring_yielder(void *arg)
+{
+	(void)arg;
+	for (uint32_t i = 0; i < RING_MAX_YIELDS && !atomic_load32(&ring_done); i++)
+		gosched();
+	waitgroup_done(&ring_wg);
+}
+
+/* This G's P's schedtick, with the ring's length and whether the global
+ * queue is empty (one P: nothing else changes them while it runs). */
+static uint32_t ring_look(uint32_t *len, bool *globempty)
+{
+	preempt_disable();
+	struct p *pp = getg()->m->p;
+	uint32_t st = pp->schedtick;
+	*len = atomic_load32(&pp->runqtail) - atomic_load32(&pp->runqhead);
+	*globempty = globrunqempty();
+	preempt_enable();
+	return st;
+}
+
+static void ring_waiter(void *arg)
+{
+	(void)arg;
+	uint32_t len, st0;
+	bool globempty;
+	/* A 61st schedtick now: the yield's pick would take this G itself
+	 * back at once. Once more, then it is not. */
+	for (int i = 0; (st0 = ring_look(&len, &globempty)) % GLOBRUNQ_FAIRNESS_TICKS == 0 &&
+			i < 2; i++)
+		gosched();
+	ring_len = len;
+	ring_glob_empty = globempty;
+	gosched();		/* to the global queue, behind nothing */
+	ring_wait = ring_look(&len, &globempty) - st0;
+	atomic_store32(&ring_done, 1);
+	waitgroup_done(&ring_wg);
+}
+
+TEST(sched_yielding_ring_cannot_starve_the_global_queue)
+{
+	int nprocs = gomaxprocs(1);
+	uint64_t slice = sched_set_slice(RING_SLICE_NS);
+	atomic_store32(&ring_done, 0);
+	ring_wait = ring_len = ring_glob_empty = 0;
+	waitgroup_add(&ring_wg, RING_YIELDERS + 1);
+	/* Each go puts its G in runnext and the one there before on the
+	 * ring: the yielders end on the ring, the waiter in runnext, and it
+	 * runs first as this G parks. */
+	for (uint32_t i = 0; i < RING_YIELDERS; i++)
+		go(ring_yielder, NULL);
+	go(ring_waiter, NULL);
+	waitgroup_wait(&ring_wg);
+	sched_set_slice(slice);
+	gomaxprocs(nprocs);
+	printf("# a G yielded to the global queue beside %u yielding Gs in the "
+	       "ring: it ran %u schedticks later\n", ring_len, ring_wait);
+	ASSERT_GE(ring_len, RING_YIELDERS - 1);	/* the scenario happened */
+	ASSERT(ring_glob_empty);
+	EXPECT_GE(ring_wait, 1);
+	/* One pick, at most 61 slices on; a second where a G that a timer
+	 * or a device readied got to the global queue first. Without the
+	 * pick on this path: RING_YIELDERS + 1. */
+	EXPECT_LE(ring_wait, 2 * GLOBRUNQ_FAIRNESS_TICKS);
 }
