@@ -5,7 +5,8 @@
  * C library's headers (stdio.h, string.h, ...) come with the toolchain.
  *
  *   goroutines      go, go_copy, go_value, go_stack, gosched, goexit, goid,
- *                   sched_nprocs, num_goroutine, gomaxprocs
+ *                   sched_nprocs, num_goroutine, gomaxprocs,
+ *                   lockosthread, unlockosthread, lockedcore
  *                                                      (Go's go, runtime)
  *   channels        chan_make, chan_send, chan_recv, chan_close, chan_free,
  *                   chan_select with SELECT_SEND/RECV/AFTER  (chan, select)
@@ -105,6 +106,9 @@ uint64_t goid(void);
 uint32_t sched_nprocs(void);
 int num_goroutine(void);	/* runtime.NumGoroutine */
 int gomaxprocs(int n);		/* runtime.GOMAXPROCS: n <= 0 only asks */
+void lockosthread(void);		/* runtime.LockOSThread: to this core */
+void unlockosthread(void);	/* runtime.UnlockOSThread */
+int lockedcore(void);		/* the core the caller is locked to, or -1 */
 
 /* ---- time ---- */
 uint64_t time_now(void);	/* ns since boot, monotonic (Go's time.Now's) */

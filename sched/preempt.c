@@ -215,13 +215,18 @@ static void tick(struct trapframe *tf)
 	 * at the switch. Not the stopper's own (it has preemption off). */
 	bool expired = sliceused ||
 		       (atomic_load32(&sched.gcwaiting) && c->preempt_off == 0);
-	/* A due timer, or a G a wake-up readied waiting in runnext behind a
+	/* A due timer, a G locked to this core waiting for it (lockosthread,
+	 * proc.c), or a G a wake-up readied waiting in runnext behind a
 	 * resumed G (resumeg_take), once the resumed G's least run is over. */
 	uint64_t until = resume_until(pp, slice);
-	bool timers_due = ((w != 0 && w <= now) ||
+	bool locked = atomic_load32(&mp->lockedwake) != 0;
+	bool timers_due = ((w != 0 && w <= now) || locked ||
 			   (until && atomic_loaduintptr(&pp->runnext) != 0)) && now >= until;
 	if (!expired && !timers_due) {
-		tick_set(pp, now, tick_deadline(pp, now, slice, switched), slice);
+		uint64_t next = tick_deadline(pp, now, slice, switched);
+		if (locked && until < next)
+			next = until;	/* the locked G's turn */
+		tick_set(pp, now, next, slice);
 		return;
 	}
 	/* A slice not used up is the G's still: a timer alone takes the
@@ -309,8 +314,10 @@ void sched_ipi_wake(void)
 	struct p *pp = mp ? mp->p : NULL;
 	if (!pp || pp->m != mp || !mp->curg)
 		return;
-	/* A stop-the-world: the tick now, to preempt the G (tick). */
-	if (atomic_load32(&sched.gcwaiting)) {
+	/* A stop-the-world, or a G locked to this core readied elsewhere
+	 * (proc.c: ready_locked, startlockedm): the tick now, to preempt the
+	 * G (tick). */
+	if (atomic_load32(&sched.gcwaiting) || atomic_load32(&mp->lockedwake)) {
 		timer_set_deadline(nanotime());
 		return;
 	}

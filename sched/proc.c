@@ -680,6 +680,205 @@ static void resetspinning(void)
 	sched_race(SCHED_RACE_SPINNER_WOKE);
 }
 
+/* ---- goroutines locked to a core: lockosthread ------------------------ */
+
+/*
+ * Go's LockOSThread wires a G to its thread, and the thread then runs
+ * nothing else (stoplockedm parks it while the G waits). gmk has one M
+ * per core and no threads to spare, so lockosthread wires the G to its
+ * core (the M it runs on), and the core runs other Gs while the locked
+ * one waits: firmware pins a G to a core for a per-core device or
+ * per-core state, not to keep the core empty.
+ *
+ * The rule: a locked G runs on no other M (Go's), and it gets its core
+ * as soon as it is readied (gmk's: in Go its thread is waiting for it).
+ *   - Readied (ready) on another core, it goes to its M's own queue
+ *     (m->lockedq), and an IPI_WAKE has that core's tick preempt its G
+ *     as for a wake-up (preemptWake: the G keeps the rest of its slice,
+ *     p->resumeg). Readied on its own core, the readier is preempted at
+ *     its next safe point the same way.
+ *   - Found by another M in a run queue (it yielded or its slice ended,
+ *     and waited its turn in the global queue as any G; or a thief or a
+ *     resize moved it): that M hands it over (Go's startlockedm), to run
+ *     at the owner's next switch, without a preemption: its turn has
+ *     come, as a run queue's next G's would.
+ *   - Its M has no P (it went idle, or gomaxprocs left its core without
+ *     one): it is given an idle P, or, when none is idle, the P of the M
+ *     that found the G, which then waits for one (Go's startlockedm
+ *     hands over its P the same way). From ready, a G that cannot give
+ *     its P away, the locked G goes to the global queue for that M.
+ * An M puts Gs on another M's lockedq only while that M is not idle, or
+ * as it hands it a P, both under sched.lock; an M gives up its P only
+ * with its lockedq empty, under sched.lock too (findrunnable_slow,
+ * gcstopm). So a locked G never waits on the queue of a core that halts.
+ */
+
+/* gp (runnable) to the owner's queue; caller holds sched.lock. wake: it
+ * was readied, and the owner's core is to switch to it now (its tick
+ * preempts for it); else its turn has come, and it runs at the owner's
+ * next switch, as the next G of a run queue would. */
+static void lockedq_put_locked(struct m *owner, struct g *gp, bool wake)
+{
+	gqueue_pushback(&owner->lockedq, gp);
+	atomic_store32(&owner->nlockedq, owner->nlockedq + 1);
+	if (wake)
+		atomic_store32(&owner->lockedwake, 1);
+}
+
+/* The first of this M's locked Gs waiting for it (findrunnable_local,
+ * when nlockedq says there is one), or NULL. */
+static __noinline struct g *lockedq_take(struct m *mp)
+{
+	spin_lock_nopreempt(&sched.lock);
+	struct g *gp = gqueue_pop(&mp->lockedq);
+	if (gp)
+		atomic_store32(&mp->nlockedq, mp->nlockedq - 1);
+	atomic_store32(&mp->lockedwake, 0);	/* the core has switched */
+	spin_unlock_nopreempt(&sched.lock);
+	return gp;
+}
+
+/* This M is about to give up its P (caller holds sched.lock): its locked
+ * Gs go to the global queue, where an M with a P finds them and hands
+ * one over (startlockedm). Only a stop-the-world does this (gcstopm);
+ * findrunnable_slow keeps the P while they wait. */
+static void lockedq_drain_locked(struct m *mp)
+{
+	struct g *gp;
+	while ((gp = gqueue_pop(&mp->lockedq)) != NULL) {
+		atomic_store32(&mp->nlockedq, mp->nlockedq - 1);
+		globrunqput(gp);
+	}
+	atomic_store32(&mp->lockedwake, 0);
+}
+
+/* Give the idle owner, just taken off sched.midle, the P pp and wake
+ * it; caller holds sched.lock, released here. */
+static void startlockedm_idle_locked(struct m *owner, struct p *pp, struct g *gp)
+{
+	lockedq_put_locked(owner, gp, false);
+	owner->nextspinning = 0;
+	owner->nextp = pp;
+	spin_unlock_nopreempt(&sched.lock);
+	m_unpark(owner);
+}
+
+/*
+ * startlockedm: schedule on mp found gp, which is locked to another M.
+ * Hand it over; when the owner has no P and none is idle, mp's P goes
+ * with it and mp waits for one (stopm). On g0, with mp's P; the caller
+ * then looks for work again.
+ */
+static __noinline void startlockedm(struct m *mp, struct g *gp)
+{
+	struct m *owner = gp->lockedm;
+	spin_lock_nopreempt(&sched.lock);
+	if (!m_on_midle(owner)) {
+		/* Its turn: at the owner's next switch. A G readied goes
+		 * there with the wake (ready_locked); this one was waiting in
+		 * a run queue (it yielded, its slice ended, a thief or a
+		 * resize moved it), and taking the core for it now would give
+		 * a CPU-bound locked G its core back at once whenever another
+		 * core is idle to pick it up. */
+		lockedq_put_locked(owner, gp, false);
+		spin_unlock_nopreempt(&sched.lock);
+		return;
+	}
+	mremove(owner);
+	struct p *pp = pidleget();
+	if (pp) {
+		startlockedm_idle_locked(owner, pp, gp);
+		return;
+	}
+	/* Ours: the owner leaves the idle Ms as we join them, with the P
+	 * passing between us (the invariant at the top holds; mput's
+	 * checkdead sees the owner busy). */
+	pp = releasep();
+	mp->nlockedgive++;
+	mput(mp);
+	startlockedm_idle_locked(owner, pp, gp);
+	stopm();
+}
+
+/*
+ * ready's path for a locked G (schedimpl.h), with preemption off and the
+ * G already _Grunnable: to its M's queue, and the core made to switch to
+ * it. mp is this M.
+ */
+void ready_locked(struct m *mp, struct g *gp)
+{
+	struct m *owner = gp->lockedm;
+	spin_lock_nopreempt(&sched.lock);
+	if (owner == mp || !m_on_midle(owner)) {
+		lockedq_put_locked(owner, gp, true);
+		spin_unlock_nopreempt(&sched.lock);
+		if (owner != mp) {
+			ipi_send(owner->cpu->id, IPI_WAKE);
+		} else {
+			/* Our own core: the readier leaves it at its next safe
+			 * point (at the latest when ready's caller re-enables
+			 * preemption), keeping the rest of its slice. On g0
+			 * (a timer's callback) the scheduler takes the G next. */
+			struct g *cur = getg();
+			if (cur != mp->g0) {
+				if (!cur->preempt)
+					cur->preempt = preemptWake;
+				THIS_CPU_WRITE32(resched, 1);
+			}
+		}
+		return;
+	}
+	struct p *pp = pidleget();
+	if (pp) {
+		mremove(owner);
+		startlockedm_idle_locked(owner, pp, gp);
+		return;
+	}
+	/* Every P busy and ours cannot be given from here: the first M to
+	 * take it from the global queue hands over its own (startlockedm). */
+	globrunqput(gp);
+	spin_unlock_nopreempt(&sched.lock);
+}
+
+void lockosthread(void)
+{
+	struct g *gp = getg();
+	preempt_disable();	/* the M we lock to is the one we run on */
+	struct m *mp = gp->m;
+	if (gp == mp->g0) {
+		if (mp->timerfn)
+			fatal("lockosthread in timer callback %s (callbacks run on "
+			      "the scheduler, not in a goroutine)", mp->timerfn);
+		panic("lockosthread on g0: only a goroutine can be locked to its core");
+	}
+	if (gp->lockedext == UINT16_MAX)
+		panic("lockosthread: goroutine %llu: nesting overflow",
+		      (unsigned long long)gp->goid);
+	if (gp->lockedext++ == 0) {
+		gp->lockedm = mp;
+		mp->nlocked++;
+	}
+	preempt_enable();
+}
+
+void unlockosthread(void)
+{
+	struct g *gp = getg();
+	preempt_disable();
+	/* Not locked: nothing to undo, as in Go. */
+	if (gp->lockedext != 0 && --gp->lockedext == 0) {
+		gp->m->nlocked--;
+		gp->lockedm = NULL;
+	}
+	preempt_enable();
+}
+
+int lockedcore(void)
+{
+	struct m *mp = getg()->lockedm;
+	return mp ? (int)mp->cpu->id : -1;
+}
+
 /*
  * gcstopm: a stop-the-world is under way (gomaxprocs): hand in this M's P,
  * stopped (_Pgcstop), and halt as an idle M until start_the_world or a
@@ -701,6 +900,7 @@ static __noinline void gcstopm(struct m *mp)
 	}
 	struct p *pp = releasep();
 	atomic_store32(&pp->status, _Pgcstop);
+	lockedq_drain_locked(mp);
 	mput(mp);
 	/* Atomic: the stopper polls it without the lock. */
 	atomic_store32(&sched.stopwait, sched.stopwait - 1);
@@ -871,6 +1071,14 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 		}
 	}
 
+	/* A G locked to this M, readied or handed over by another core: it
+	 * runs now, with a slice of its own (lockosthread, above). */
+	if (unlikely(atomic_load32(&mp->nlockedq) != 0)) {
+		gp = lockedq_take(mp);
+		if (gp)
+			return gp;
+	}
+
 	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
 	if (netpoll_pending() && netpoll_overdue(nanotime())) {
 		gp = netpoll_take(pp);
@@ -1018,6 +1226,12 @@ first:
 	if (sched.runq.size != 0) {
 		gp = globrunqget_batch_locked(pp);
 		return gp;
+	}
+	if (mp->nlockedq != 0) {
+		/* A locked G was handed to us after our look (startlockedm,
+		 * ready_locked): it puts them here only while we hold a P. */
+		spin_unlock_nopreempt(&sched.lock);
+		goto top;
 	}
 	if (!mp->spinning && atomic_load32(&sched.needspinning) == 1) {
 		/* See "Delicate dance" below: someone wanted a spinner and
@@ -1190,11 +1404,18 @@ static __always_inline __attribute__((noreturn)) void schedule(struct m *mp)
 	 * maxhold_ns, the tick measures (preempt.c). */
 	atomic_store64(&pp->runwhen, 0);
 	bool inherit;
-	struct g *gp = findrunnable(mp, &inherit);
-	/* This M found work: if it was spinning, it stops, and starts the
-	 * next spinner if it was the last. */
-	if (mp->spinning)
-		resetspinning();
+	struct g *gp;
+	for (;;) {
+		gp = findrunnable(mp, &inherit);
+		/* This M found work: if it was spinning, it stops, and starts
+		 * the next spinner if it was the last. */
+		if (mp->spinning)
+			resetspinning();
+		/* Go's schedule: a G locked to another M goes to it. */
+		if (likely(gp->lockedm == NULL || gp->lockedm == mp))
+			break;
+		startlockedm(mp, gp);
+	}
 	execute(mp, gp, inherit);
 }
 
@@ -1246,6 +1467,7 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	 * periodic work (pp->g0work, the tick's), a timer (any: whether it
 	 * is due is findrunnable's clock read, not this one), devices. */
 	if (pp->g0work || atomic_load64(&sched.g0work_due) == 0 ||
+	    atomic_load32(&mp->nlockedq) != 0 ||
 	    atomic_load64(&pp->timers.when0) != 0 ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;
@@ -1264,8 +1486,12 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 		wakep();
 		atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
 		struct g *next = runqget_ring(pp);
-		if (likely(next != NULL))
-			execute(mp, next, false);
+		if (likely(next != NULL)) {
+			if (unlikely(next->lockedm != NULL && next->lockedm != mp))
+				startlockedm(mp, next);	/* as schedule */
+			else
+				execute(mp, next, false);
+		}
 		schedule(mp);	/* thieves emptied the ring meanwhile */
 	}
 	/*
@@ -1292,6 +1518,10 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	if (nrest)
 		runqputchain(pp, rest, NULL, nrest);
 	wakep();		/* as goschedImpl: Gs may wait in either queue */
+	if (unlikely(next->lockedm != NULL && next->lockedm != mp)) {
+		startlockedm(mp, next);	/* as schedule */
+		schedule(mp);
+	}
 	execute(mp, next, false);
 }
 
@@ -1449,6 +1679,13 @@ __hot void goexit0(struct g *gp)
 	gp->entry = NULL;
 	gp->arg = NULL;
 	gp->waitreason = 0;
+	if (unlikely(gp->lockedm != NULL)) {
+		/* Exited locked: the lock ends with it (Go ends the thread;
+		 * a core stays). */
+		mp->nlocked--;
+		gp->lockedm = NULL;
+		gp->lockedext = 0;
+	}
 	gfput(mp->p, gp);
 	prefetch_after_exit(mp->p);
 	schedule(mp);

@@ -94,9 +94,8 @@ struct g {
 	uintptr_t stack_lo;		/* usable stack is [stack_lo, stack_hi) */
 	uintptr_t stack_hi;
 	uintptr_t stack_alloc;		/* page_alloc base: guard page first */
-	size_t stack_npages;		/* pages at stack_alloc, guard included */
 	volatile uint32_t atomicstatus;	/* _G*; changed with casgstatus */
-	uint32_t waitreason;		/* enum waitreason while _Gwaiting */
+	uint32_t stack_npages;		/* pages at stack_alloc, guard included */
 	uint64_t goid;			/* 1 = the main G; 0 = g0 or unused */
 	struct g *schedlink;		/* link in a gQueue/gList */
 	struct g *alllink;		/* link in sched.allgs (never unlinked) */
@@ -107,8 +106,15 @@ struct g {
 		 * last G (sched/gproc.c, gfput). */
 		struct g *gfreelast;
 	};
-	volatile uint32_t preempt;	/* preemption requested, and why: preempt* */
+	/* lockosthread (sched/proc.c): the M, the core, this G runs on only,
+	 * and how many lockosthread calls unlockosthread has yet to undo
+	 * (Go's lockedm and lockedExt). Written by the G itself while it
+	 * runs; read by others only while it does not (ready, schedule). */
+	struct m *lockedm;
 	uint32_t stack_bytes;		/* requested usable stack size */
+	uint8_t waitreason;		/* enum waitreason while _Gwaiting */
+	volatile uint8_t preempt;	/* preemption requested, and why: preempt* */
+	uint16_t lockedext;
 	/* go_copy's copy of the argument (sched/gproc.c), for the G's whole
 	 * life, when it fits. Last, in a line of its own (the record's
 	 * third): the switch path, and a G not made by go_copy, never touch
@@ -136,6 +142,17 @@ struct m {
 	/* The timer callback running on g0 (timers_run), by name, for the
 	 * error if it blocks; NULL otherwise. This M only. */
 	const char *timerfn;
+	/* Gs locked to this M (sched/locked.c) that became runnable on
+	 * another core, FIFO through schedlink: this M runs them next.
+	 * Under sched.lock; nlockedq, its length, is read without it (the
+	 * scheduler's test, the tick's). */
+	struct gqueue lockedq;
+	volatile uint32_t nlockedq;
+	/* A G readied into lockedq: the core is to switch to it now (the
+	 * tick preempts); cleared when the scheduler takes one. */
+	volatile uint32_t lockedwake;
+	uint32_t nlocked;		/* Gs locked to this M now; this M only */
+	uint32_t nlockedgive;		/* Ps it gave an idle owner (startlockedm) */
 };
 
 /*
@@ -344,6 +361,7 @@ static inline struct g *glist_pop(struct glist *l)
 	return gp;
 }
 
+_Static_assert(waitReasonCount <= 256, "g->waitreason is a byte");
 _Static_assert(offsetof(struct g, argbuf) % 64 == 0 &&
 	       sizeof(struct g) == offsetof(struct g, argbuf) + 64,
 	       "go_copy's copy fills the record's last line");

@@ -304,6 +304,18 @@ int num_goroutine(void);
  * refused with a message (the count stays).
  */
 int gomaxprocs(int n);
+/*
+ * Go's runtime.LockOSThread, with a core for the thread: from the call on
+ * the running G runs only on the core it runs on now, and gets that core
+ * as soon as it is runnable (the G there is preempted, keeping the rest
+ * of its slice). The core runs other Gs while the locked one waits. Calls
+ * nest: unlockosthread undoes one (more is a no-op, as in Go); a G that
+ * exits locked ends its lock. lockedcore: the core the caller is locked
+ * to, -1 if none. sched/proc.c, docs/programs.md.
+ */
+void lockosthread(void);
+void unlockosthread(void);
+int lockedcore(void);
 void gosched(void);				/* yield to the global queue */
 __attribute__((noreturn)) void goexit(void);	/* end the running G */
 /* Park the running G; unlockf(gp, lock) runs on g0 after the switch and

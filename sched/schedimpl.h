@@ -305,6 +305,10 @@ static inline void sched_race(enum sched_race_point pt)
 void schedtrace_maybe(void);
 const char *gstatus_string(uint32_t s);
 
+/* proc.c: a locked G readied (ready): to its M's queue, its core made
+ * to switch to it (lockosthread). */
+void ready_locked(struct m *mp, struct g *gp);
+
 /* goready's body (park.c), inline for the channels and semaphores: the
  * other half of every hand-off. Go's ready(). */
 __cold __attribute__((noreturn)) void goready_bad(struct g *gp, uint32_t st);
@@ -317,6 +321,11 @@ static inline void ready(struct g *gp)
 	preempt_disable();
 	casgstatus(gp, _Gwaiting, _Grunnable);
 	traceGoUnpark(gp);
+	if (unlikely(gp->lockedm != NULL)) {
+		ready_locked(getm(), gp);	/* to its core, now */
+		preempt_enable();
+		return;
+	}
 	struct p *pp = getm()->p;
 	struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
 	if (old)

@@ -44,7 +44,13 @@ static void goroutine_header(struct g *gp, uint32_t status)
 	case _Grunning:	 what = "running"; break;
 	case _Gwaiting:	 what = waitreason_string(gp->waitreason); break;
 	}
-	tb_printf("\ngoroutine %llu [%s]:\n", (unsigned long long)gp->goid, what);
+	/* Go prints "locked to thread"; here the thread is a core. */
+	struct m *lm = gp->lockedm;
+	if (lm)
+		tb_printf("\ngoroutine %llu [%s, locked to core %u]:\n",
+			  (unsigned long long)gp->goid, what, lm->cpu->id);
+	else
+		tb_printf("\ngoroutine %llu [%s]:\n", (unsigned long long)gp->goid, what);
 }
 
 /* A G that is not running: its stack from its saved context. */
