@@ -1412,8 +1412,14 @@ static __always_inline __attribute__((noreturn)) void schedule(struct m *mp)
 		if (mp->spinning)
 			resetspinning();
 		/* Go's schedule: a G locked to another M goes to it. */
-		if (likely(gp->lockedm == NULL || gp->lockedm == mp))
+		if (likely(gp->lockedm == NULL || gp->lockedm == mp)) {
+			/* One of ours was readied after findrunnable looked (its
+			 * IPI_WAKE found us between two Gs): the tick at once,
+			 * to switch gp out for it. */
+			if (unlikely(atomic_load32(&mp->lockedwake) != 0))
+				tick_arm_by(1);
 			break;
+		}
 		startlockedm(mp, gp);
 	}
 	execute(mp, gp, inherit);
