@@ -57,6 +57,11 @@
  * normally switches itself at its next safe point before that). */
 #define PREEMPT_RETRY_NS	(1 * NSEC_PER_MSEC)
 
+/* Set once schedinit has put in place what the tick and IPI_WAKE read
+ * (preempt_init: store-release; they load-acquire): secondaries take both
+ * before the boot core gets there. */
+static volatile uint32_t preempt_ready;
+
 static volatile uint64_t slice_override_ns;
 volatile uint64_t slice_cur_ns = SLICE_DEFAULT_NS;
 
@@ -69,6 +74,19 @@ uint64_t sched_set_slice(uint64_t ns)
 {
 	uint64_t old = atomic_xchg64(&slice_override_ns, ns);
 	atomic_store64(&slice_cur_ns, ns ? ns : slice_default());
+	/* Every busy core's tick may be armed a quarter of the old slice on
+	 * (a minute's slice: 15 s), and execute pulls it in only when it is
+	 * not: re-armed now by the new slice, or a G would hold its core
+	 * that long. IPI_WAKE re-arms it (sched_ipi_wake); ours, here. */
+	preempt_disable();
+	for (unsigned i = 0; i < ncpus; i++)
+		if (cpus[i].online && &cpus[i] != this_cpu())
+			ipi_send(cpus[i].id, IPI_WAKE);
+	struct m *mp = this_cpu()->m;
+	struct p *pp = mp ? mp->p : NULL;
+	if (pp && pp->m == mp && atomic_load32(&preempt_ready))
+		tick_arm_by(tick_deadline(pp, nanotime(), sched_slice_ns(), true));
+	preempt_enable();
 	return old;
 }
 
@@ -142,10 +160,6 @@ static void preempt_async(struct trapframe *tf, struct cpu *c, struct m *mp,
 	arch_irq_leave_to(mp->g0->sched.sp, mp->g0, gopreempt_async, gp);
 }
 
-/* Set once schedinit has put in place what the tick and IPI_WAKE read
- * (preempt_init: store-release; they load-acquire): secondaries take both
- * before the boot core gets there. */
-static volatile uint32_t preempt_ready;
 
 /* Every core's timer interrupt (kernel/time.c, kernel/sched_hooks.h). */
 /* The tick's own arming: whether it is for a sample (execute then need
@@ -312,15 +326,18 @@ void sched_ipi_wake(void)
 	struct cpu *c = this_cpu();
 	struct m *mp = c->m;
 	struct p *pp = mp ? mp->p : NULL;
-	if (!pp || pp->m != mp || !mp->curg)
+	if (!pp || pp->m != mp)
 		return;
 	/* A stop-the-world, or a G locked to this core readied elsewhere
-	 * (proc.c: ready_locked, startlockedm): the tick now, to preempt the
-	 * G (tick). */
-	if (atomic_load32(&sched.gcwaiting) || atomic_load32(&mp->lockedwake)) {
+	 * (proc.c: ready_locked): the tick now, to preempt the G (tick).
+	 * Between two Gs the scheduler sees both itself. */
+	if (mp->curg && (atomic_load32(&sched.gcwaiting) ||
+			 atomic_load32(&mp->lockedwake))) {
 		timer_set_deadline(nanotime());
 		return;
 	}
+	/* Also between two Gs: the next may inherit the slice, and execute
+	 * then leaves the tick as it is (a shorter slice: sched_set_slice). */
 	tick_arm_by(tick_deadline(pp, nanotime(), sched_slice_ns(), true));
 }
 

@@ -582,3 +582,41 @@ TEST(preempt_idle_cores_halt)
 	EXPECT_GE(total * 2, (ncpus - 1) * elapsed);
 }
 
+
+/*
+ * sched_set_slice to a shorter slice takes effect at once. With a minute's
+ * slice the tick samples every 15 s; set back to 2 ms, a core whose tick
+ * is still armed that far would let its G run on for up to 15 s. One P:
+ * the test's G spins until the G it started has run (its slice ended and
+ * the tick switched it out), or 5 s have passed.
+ */
+static volatile uint32_t shorter_ran;
+
+static void shorter_mark(void *arg)
+{
+	(void)arg;
+	atomic_store32(&shorter_ran, 1);
+}
+
+TEST(preempt_a_shorter_slice_takes_effect_at_once)
+{
+	int n0 = gomaxprocs(1);
+	uint64_t old = sched_set_slice(60 * NSEC_PER_SEC);
+
+	/* Spin past a tick, which arms the next a quarter minute on. */
+	uint64_t t = nanotime();
+	while (nanotime() - t < 20 * NSEC_PER_MSEC)
+		spin_registers(SPIN_CHUNK);
+	sched_set_slice(2 * NSEC_PER_MSEC);
+	atomic_store32(&shorter_ran, 0);
+	go(shorter_mark, NULL);
+	t = nanotime();
+	while (!atomic_load32(&shorter_ran) && nanotime() - t < SPIN_MAX_NS)
+		spin_registers(SPIN_CHUNK);
+	uint64_t waited = nanotime() - t;
+	sched_set_slice(old);
+	gomaxprocs(n0);
+	printf("# the G started beside a spinner ran after %llu ms\n",
+	       (unsigned long long)(waited / NSEC_PER_MSEC));
+	EXPECT_EQ(shorter_ran, 1);
+}
