@@ -28,9 +28,27 @@ static bool num_goroutine_reaches(int want, uint64_t timeout_ns)
 #define NG_WAVE 300		/* over GFREE_LOCAL_MAX: dead Gs reach the global list */
 #define NG_WAVES 4
 
+/* The count at rest: Gs that earlier tests left on their way out (a
+ * last waitgroup_done, then the return) run to goexit first. Yielding
+ * puts this G behind every runnable one, over and over, until the count
+ * has held for a while. */
+static int num_goroutine_at_rest(void)
+{
+	uint64_t end = nanotime() + WAIT_TIMEOUT_NS;
+	int n = num_goroutine(), same = 0;
+
+	while (same < 100 && nanotime() < end) {
+		gosched();
+		int m = num_goroutine();
+		same = m == n ? same + 1 : 0;
+		n = m;
+	}
+	return n;
+}
+
 TEST(runtime_num_goroutine_counts_live_gs_only)
 {
-	int n0 = num_goroutine();
+	int n0 = num_goroutine_at_rest();
 
 	ASSERT_GE(n0, 1);			/* this G */
 	for (int w = 0; w < NG_WAVES; w++) {
