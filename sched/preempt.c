@@ -56,6 +56,10 @@
 /* When a G could not be switched at the tick, look again this soon (it
  * normally switches itself at its next safe point before that). */
 #define PREEMPT_RETRY_NS	(1 * NSEC_PER_MSEC)
+/* While a locked G readied for this core waits and the scheduler runs,
+ * the tick looks this often (sched_ipi_wake): it switches the next G out
+ * for it as soon as one runs. */
+#define LOCKED_RETRY_NS		(20 * NSEC_PER_USEC)
 
 /* Set once schedinit has put in place what the tick and IPI_WAKE read
  * (preempt_init: store-release; they load-acquire): secondaries take both
@@ -207,6 +211,11 @@ static void tick(struct trapframe *tf)
 		uint64_t next = tick_deadline(pp, now, slice, true);
 		if (next <= now)
 			next = now + PREEMPT_RETRY_NS;
+		/* A G locked to this core was readied while the scheduler had
+		 * looked already (sched_ipi_wake): soon again, to switch the
+		 * next G out for it. No test on the switch path for this. */
+		if (atomic_load32(&mp->lockedwake) && next > now + LOCKED_RETRY_NS)
+			next = now + LOCKED_RETRY_NS;
 		tick_set(pp, now, next, slice);
 		return;
 	}
@@ -328,11 +337,13 @@ void sched_ipi_wake(void)
 	struct p *pp = mp ? mp->p : NULL;
 	if (!pp || pp->m != mp)
 		return;
-	/* A stop-the-world, or a G locked to this core readied elsewhere
-	 * (proc.c: ready_locked): the tick now, to preempt the G (tick).
-	 * Between two Gs the scheduler sees both itself. */
-	if (mp->curg && (atomic_load32(&sched.gcwaiting) ||
-			 atomic_load32(&mp->lockedwake))) {
+	/* A G locked to this core readied elsewhere (proc.c: ready_locked):
+	 * the tick now, to preempt the G; between two Gs (the scheduler may
+	 * have looked at lockedq already), it looks again every
+	 * LOCKED_RETRY_NS until a G runs and it can. A stop-the-world: the
+	 * tick now too, where a G runs (the scheduler sees it itself). */
+	if (atomic_load32(&mp->lockedwake) ||
+	    (mp->curg && atomic_load32(&sched.gcwaiting))) {
 		timer_set_deadline(nanotime());
 		return;
 	}

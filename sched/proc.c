@@ -700,8 +700,8 @@ static void resetspinning(void)
  *   - Found by another M in a run queue (it yielded or its slice ended,
  *     and waited its turn in the global queue as any G; or a thief or a
  *     resize moved it): that M hands it over (Go's startlockedm), to run
- *     at the owner's next switch, without a preemption: its turn has
- *     come, as a run queue's next G's would.
+ *     at the owner's next findrunnable, without a preemption: its turn
+ *     has come, as a run queue's next G's would.
  *   - Its M has no P (it went idle, or gomaxprocs left its core without
  *     one): it is given an idle P, or, when none is idle, the P of the M
  *     that found the G, which then waits for one (Go's startlockedm
@@ -716,7 +716,7 @@ static void resetspinning(void)
 /* gp (runnable) to the owner's queue; caller holds sched.lock. wake: it
  * was readied, and the owner's core is to switch to it now (its tick
  * preempts for it); else its turn has come, and it runs at the owner's
- * next switch, as the next G of a run queue would. */
+ * next findrunnable, as the next G of a run queue would. */
 static void lockedq_put_locked(struct m *owner, struct g *gp, bool wake)
 {
 	gqueue_pushback(&owner->lockedq, gp);
@@ -774,7 +774,7 @@ static __noinline void startlockedm(struct m *mp, struct g *gp)
 	struct m *owner = gp->lockedm;
 	spin_lock_nopreempt(&sched.lock);
 	if (!m_on_midle(owner)) {
-		/* Its turn: at the owner's next switch. A G readied goes
+		/* Its turn: at the owner's next findrunnable. A G readied goes
 		 * there with the wake (ready_locked); this one was waiting in
 		 * a run queue (it yielded, its slice ended, a thief or a
 		 * resize moved it), and taking the core for it now would give
@@ -1412,14 +1412,8 @@ static __always_inline __attribute__((noreturn)) void schedule(struct m *mp)
 		if (mp->spinning)
 			resetspinning();
 		/* Go's schedule: a G locked to another M goes to it. */
-		if (likely(gp->lockedm == NULL || gp->lockedm == mp)) {
-			/* One of ours was readied after findrunnable looked (its
-			 * IPI_WAKE found us between two Gs): the tick at once,
-			 * to switch gp out for it. */
-			if (unlikely(atomic_load32(&mp->lockedwake) != 0))
-				tick_arm_by(1);
+		if (likely(gp->lockedm == NULL || gp->lockedm == mp))
 			break;
-		}
 		startlockedm(mp, gp);
 	}
 	execute(mp, gp, inherit);
@@ -1471,9 +1465,12 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 		return;
 	/* Anything findrunnable_local would do before the run queues: the
 	 * periodic work (pp->g0work, the tick's), a timer (any: whether it
-	 * is due is findrunnable's clock read, not this one), devices. */
+	 * is due is findrunnable's clock read, not this one), devices. Not
+	 * m->lockedq, which costs the test nothing on this path: a locked G
+	 * readied for this core has the tick switch us out (lockedwake), one
+	 * handed over waits at most for the 61st schedtick's findrunnable,
+	 * as a G in the global queue does. */
 	if (pp->g0work || atomic_load64(&sched.g0work_due) == 0 ||
-	    atomic_load32(&mp->nlockedq) != 0 ||
 	    atomic_load64(&pp->timers.when0) != 0 ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;

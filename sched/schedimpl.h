@@ -310,9 +310,10 @@ const char *gstatus_string(uint32_t s);
 void ready_locked(struct m *mp, struct g *gp);
 
 /* goready's body (park.c), inline for the channels and semaphores: the
- * other half of every hand-off. Go's ready(). */
+ * other half of every hand-off (always: with the locked G's branch GCC
+ * would otherwise call an out-of-line copy). Go's ready(). */
 __cold __attribute__((noreturn)) void goready_bad(struct g *gp, uint32_t st);
-static inline void ready(struct g *gp)
+static __always_inline void ready(struct g *gp)
 {
 	uint32_t st = readgstatus(gp);
 	if (unlikely(st != _Gwaiting))
