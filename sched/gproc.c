@@ -216,7 +216,9 @@ __always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_byt
 		if (stack_npages(bytes) != STACK_DEFAULT_NPAGES)
 			stackalloc(newg, bytes, id);
 	}
-	newg->entry = fn;
+	/* Atomic (plain stores): the watchdog may still be naming the G
+	 * this record was (proc.c, watchdog_check). */
+	__atomic_store_n(&newg->entry, fn, __ATOMIC_RELAXED);
 	newg->arg = arg;
 	newg->preempt = 0;
 	newg->waitreason = 0;
@@ -224,7 +226,7 @@ __always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_byt
 	gobuf_init(&newg->sched, newg);
 	if (newg->stack_hi)
 		gobuf_set_stack(&newg->sched, newg->stack_hi);
-	newg->goid = id;
+	__atomic_store_n(&newg->goid, id, __ATOMIC_RELAXED);
 	casgstatus(newg, _Gdead, _Grunnable);
 	traceGoCreate(newg);
 	return newg;

@@ -377,8 +377,10 @@ static uint64_t watchdog_check(uint64_t now)
 		       "interrupts masked? (warning: the other cores go on, and "
 		       "fire its timers)\n",
 		       c->id, pp->id, (unsigned long long)((now - since) / NSEC_PER_MSEC),
-		       gp ? (unsigned long long)gp->goid : 0ull,
-		       gp ? (void *)gp->entry : NULL,
+		       /* A racy look at a G that may be exiting right now
+		        * (goexit0, newproc1 store these atomically too). */
+		       gp ? (unsigned long long)__atomic_load_n(&gp->goid, __ATOMIC_RELAXED) : 0ull,
+		       gp ? (void *)__atomic_load_n(&gp->entry, __ATOMIC_RELAXED) : NULL,
 		       sched_watchdog_last_seen(seen, sizeof seen, tick,
 				__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED)));
 	}
@@ -1285,7 +1287,11 @@ first:
 			spin_unlock_nopreempt(&sched.lock);
 		}
 
-		for (uint32_t i = 0; i < sched.nprocs; i++) {
+		/* Without a P: a gomaxprocs may change the count meanwhile
+		 * (load-acquire; allp[i] is a P for every i, if a stopped
+		 * one). */
+		uint32_t np = atomic_load32(&sched.nprocs);
+		for (uint32_t i = 0; i < np; i++) {
 			if (!(busy & (1ull << i)) || runqempty(allp[i]))
 				continue;
 			spin_lock_nopreempt(&sched.lock);
@@ -1363,7 +1369,8 @@ execute(struct m *mp, struct g *gp, bool inherit_time)
 			tick_arm_by(pp->tickwhen + tick_period_ns(sched_slice_ns()));
 		}
 	}
-	pp->nrun++;
+	/* Single writer; a thief reads it (runqgrab's runnext check). */
+	__atomic_store_n(&pp->nrun, pp->nrun + 1, __ATOMIC_RELAXED);
 	schedfp(pp, gp, SCHEDFP_EXECUTE);
 	/* A G a due timer readied into runnext in this round must run
 	 * before any other G starts a slice here (unless a thief took it).
@@ -1465,12 +1472,11 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 		return;
 	/* Anything findrunnable_local would do before the run queues: the
 	 * periodic work (pp->g0work, the tick's), a timer (any: whether it
-	 * is due is findrunnable's clock read, not this one), devices. Not
-	 * m->lockedq, which costs the test nothing on this path: a locked G
-	 * readied for this core has the tick switch us out (lockedwake), one
-	 * handed over waits at most for the 61st schedtick's findrunnable,
-	 * as a G in the global queue does. */
+	 * is due is findrunnable's clock read, not this one), locked Gs
+	 * waiting for this core (m->lockedq: Gs that yield among themselves
+	 * here would otherwise never let findrunnable see them), devices. */
 	if (pp->g0work || atomic_load64(&sched.g0work_due) == 0 ||
+	    atomic_load32(&mp->nlockedq) != 0 ||
 	    atomic_load64(&pp->timers.when0) != 0 ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;
@@ -1679,7 +1685,7 @@ __hot void goexit0(struct g *gp)
 	dropg();
 	if (gp->entry == go_copy_heap_start)	/* go_copy's, too big for the record */
 		kfree(gp->arg);
-	gp->entry = NULL;
+	__atomic_store_n(&gp->entry, NULL, __ATOMIC_RELAXED);	/* the watchdog reads it */
 	gp->arg = NULL;
 	gp->waitreason = 0;
 	if (unlikely(gp->lockedm != NULL)) {

@@ -93,7 +93,7 @@ static void sw_line_step(void)
 /* The UART's interrupt, while it is on and has bytes. */
 static void sw_interrupt(void)
 {
-	if (!atomic_load32(&sw.irq_on) || atomic_load32(&sw.tail) == sw.head)
+	if (!atomic_load32(&sw.irq_on) || atomic_load32(&sw.tail) == atomic_load32(&sw.head))
 		return;
 	unsigned long flags = arch_irq_save();
 	console_rx_interrupt();

@@ -310,6 +310,7 @@ TEST(runtime_locked_g_readied_elsewhere_takes_its_core_at_once)
 {
 	static struct pair s;
 
+	test_needs_async_preempt();	/* the spinner has no safe point */
 	if (sched_nprocs() < 2)
 		test_skip("one P: the waker would need the spinner's core");
 	uint64_t old = sched_set_slice(LONG_SLICE_NS);
@@ -412,6 +413,7 @@ TEST(runtime_locked_cpu_bound_gs_on_one_core_share_it)
 {
 	static struct share s;
 
+	test_needs_async_preempt();	/* two spinners, one core */
 	uint64_t old = sched_set_slice(SHARE_SLICE_NS);
 	s = (struct share){ .ack = chan_make(sizeof(uint32_t), 0) };
 	waitgroup_add(&s.wg, 1);

@@ -138,7 +138,10 @@ TEST(sync_mutex_starvation_mode_bounds_wait)
 	       "by the victim: %u\n", (unsigned long long)(worst / NSEC_PER_USEC),
 	       s.saw_starving, s.victim_saw_starving);
 	ASSERT_LT(worst, VICTIM_BOUND_NS);
-	ASSERT_EQ(s.saw_starving | s.victim_saw_starving, 1);
+	/* The mode is the victim's once it has waited past the threshold;
+	 * a slow build (ThreadSanitizer) may let it win a race before. */
+	if (worst > MUTEX_STARVATION_THRESHOLD_NS)
+		ASSERT_EQ(s.saw_starving | s.victim_saw_starving, 1);
 	ASSERT_EQ(s.mu.state, 0);
 }
 
