@@ -796,7 +796,7 @@ static __noinline void startlockedm(struct m *mp, struct g *gp)
 	 * passing between us (the invariant at the top holds; mput's
 	 * checkdead sees the owner busy). */
 	pp = releasep();
-	mp->nlockedgive++;
+	__atomic_store_n(&mp->nlockedgive, mp->nlockedgive + 1, __ATOMIC_RELAXED);
 	mput(mp);
 	startlockedm_idle_locked(owner, pp, gp);
 	stopm();
@@ -858,7 +858,8 @@ void lockosthread(void)
 		      (unsigned long long)gp->goid);
 	if (gp->lockedext++ == 0) {
 		gp->lockedm = mp;
-		mp->nlocked++;
+		/* Single writer (this M); the tests read it. */
+		__atomic_store_n(&mp->nlocked, mp->nlocked + 1, __ATOMIC_RELAXED);
 	}
 	preempt_enable();
 }
@@ -869,7 +870,8 @@ void unlockosthread(void)
 	preempt_disable();
 	/* Not locked: nothing to undo, as in Go. */
 	if (gp->lockedext != 0 && --gp->lockedext == 0) {
-		gp->m->nlocked--;
+		struct m *mp = gp->m;
+		__atomic_store_n(&mp->nlocked, mp->nlocked - 1, __ATOMIC_RELAXED);
 		gp->lockedm = NULL;
 	}
 	preempt_enable();
@@ -1691,7 +1693,7 @@ __hot void goexit0(struct g *gp)
 	if (unlikely(gp->lockedm != NULL)) {
 		/* Exited locked: the lock ends with it (Go ends the thread;
 		 * a core stays). */
-		mp->nlocked--;
+		__atomic_store_n(&mp->nlocked, mp->nlocked - 1, __ATOMIC_RELAXED);
 		gp->lockedm = NULL;
 		gp->lockedext = 0;
 	}
