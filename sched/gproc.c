@@ -203,7 +203,7 @@ __always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_byt
 		if (!newg)
 			fatal("out of memory allocating a goroutine record (%zu bytes) "
 			      "for goroutine %llu", G_RECORD_BYTES, (unsigned long long)id);
-		casgstatus(newg, _Gidle, _Gdead);
+		setgstatus(newg, _Gidle, _Gdead);
 		allgadd(newg);
 	}
 	size_t bytes = (size_t)stack_bytes;
@@ -227,7 +227,7 @@ __always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_byt
 	if (newg->stack_hi)
 		gobuf_set_stack(&newg->sched, newg->stack_hi);
 	__atomic_store_n(&newg->goid, id, __ATOMIC_RELAXED);
-	casgstatus(newg, _Gdead, _Grunnable);
+	setgstatus(newg, _Gdead, _Grunnable);
 	traceGoCreate(newg);
 	return newg;
 }

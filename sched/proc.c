@@ -1356,7 +1356,7 @@ execute(struct m *mp, struct g *gp, bool inherit_time)
 	atomic_store64(&pp->runwhen, pp->tickwhen);
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
 	gp->m = mp;
-	casgstatus(gp, _Grunnable, _Grunning);
+	setgstatus(gp, _Grunnable, _Grunning);
 	gp->preempt = 0;
 	THIS_CPU_WRITE32(resched, 0);	/* mp->cpu's: we run on it */
 	if (!inherit_time) {
@@ -1434,7 +1434,7 @@ __hot void park_m(struct g *gp)
 {
 	struct m *mp = getm();
 	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
-	casgstatus(gp, _Grunning, _Gwaiting);
+	setgstatus(gp, _Grunning, _Gwaiting);
 	traceGoPark(gp);
 	dropg();
 	bool (*fn)(struct g *, void *) = mp->waitunlockf;
@@ -1568,7 +1568,7 @@ goschedImpl(struct g *gp, bool preempted)
 		schedfp(pp, gp, SCHEDFP_PREEMPT);
 	else
 		traceGoSched(gp);
-	casgstatus(gp, _Grunning, _Grunnable);
+	setgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	if (!preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
@@ -1626,7 +1626,7 @@ __hot void goyield_m(struct g *gp)
 {
 	struct m *mp = getm();
 	struct p *pp = mp->p;
-	casgstatus(gp, _Grunning, _Grunnable);
+	setgstatus(gp, _Grunning, _Grunnable);
 	dropg();
 	runqput(pp, gp, false);
 	schedule(mp);
@@ -1683,7 +1683,7 @@ __hot void goexit0(struct g *gp)
 {
 	struct m *mp = getm();
 	traceGoEnd(gp);
-	casgstatus(gp, _Grunning, _Gdead);
+	setgstatus(gp, _Grunning, _Gdead);
 	dropg();
 	if (gp->entry == go_copy_heap_start)	/* go_copy's, too big for the record */
 		kfree(gp->arg);

@@ -94,7 +94,8 @@ struct g {
 	uintptr_t stack_lo;		/* usable stack is [stack_lo, stack_hi) */
 	uintptr_t stack_hi;
 	uintptr_t stack_alloc;		/* page_alloc base: guard page first */
-	volatile uint32_t atomicstatus;	/* _G*; changed with casgstatus */
+	volatile uint32_t atomicstatus;	/* _G*; changed with casgstatus, or by
+					 * its owner with setgstatus */
 	uint32_t stack_npages;		/* pages at stack_alloc, guard included */
 	uint64_t goid;			/* 1 = the main G; 0 = g0 or unused */
 	struct g *schedlink;		/* link in a gQueue/gList */

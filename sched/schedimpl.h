@@ -41,6 +41,15 @@ void wakep_idle(void);		/* wakep's slow path (Go's wakep) */
 static __always_inline void wakep(void)
 {
 	/*
+	 * One P, and every caller holds a P (a G, or g0 between two Gs of
+	 * its P): there is no other P to wake, and the fence below is the
+	 * costliest instruction of a gosched or a hand-off at one P. nprocs
+	 * changes only with the world stopped (procresize), so it is stable
+	 * while the caller holds its P.
+	 */
+	if (__atomic_load_n(&sched.nprocs, __ATOMIC_RELAXED) == 1)
+		return;
+	/*
 	 * StoreLoad: the caller's submission (a run queue's tail or the
 	 * global queue's size, store-release) must be visible before we
 	 * read nmspinning, or a spinner in its delicate dance and we could
@@ -140,6 +149,26 @@ static __always_inline void casgstatus(struct g *gp, uint32_t oldval, uint32_t n
 {
 	if (unlikely(!atomic_cas32(&gp->atomicstatus, oldval, newval)))
 		casgstatus_bad(gp, oldval, newval);
+}
+/*
+ * The owner's status changes: out of a status that only the caller may
+ * leave (_Grunning: only its M; _Grunnable: only the M that took it off
+ * a queue; _Gdead and _Gidle: only the M that holds the record). A check
+ * and a store-release instead of a CAS: a stale status is still caught,
+ * and no other core can change the status between the two, so nothing
+ * is lost but a locked instruction (x86: 10-20 cycles, two or three on
+ * every switch). The one contested change, _Gwaiting -> _Grunnable
+ * (goready, where two readiers may race: the misuse a CAS catches),
+ * stays casgstatus; a goready of a G in any status the owner moves it
+ * through fails there. gmk departs from Go here: Go's collector CASes
+ * _Gscan bits into a running G's status, so every change must be a CAS;
+ * gmk has no collector.
+ */
+static __always_inline void setgstatus(struct g *gp, uint32_t oldval, uint32_t newval)
+{
+	if (unlikely(__atomic_load_n(&gp->atomicstatus, __ATOMIC_RELAXED) != oldval))
+		casgstatus_bad(gp, oldval, newval);
+	atomic_store32(&gp->atomicstatus, newval);
 }
 static inline uint32_t readgstatus(struct g *gp)
 {
