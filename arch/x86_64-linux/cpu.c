@@ -65,6 +65,8 @@ __attribute__((noinline)) int *host_errno_location(void)
 	return __errno_location();
 }
 
+__thread int *host_errno_thread;	/* set by arch_cpu_init */
+
 bool host_async_preempt = true;
 
 /* The text of gmk's own objects: boards/hosted/text_begin.S and
@@ -474,6 +476,7 @@ void arch_cpu_init(struct cpu *c)
 	stack_t ss;
 
 	arch_set_this_cpu(c);
+	host_errno_thread = __errno_location();
 	h->tid = gettid_();
 	h->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	/* The interrupt stack: every handler runs there (SA_ONSTACK), so a
