@@ -43,6 +43,8 @@ struct cpu {
 	uint64_t init_runs;		/* times cpu_start ran on this core */
 	uint64_t idle_ns;		/* time spent in arch_wait_for_interrupt */
 	volatile uint64_t halted_since;	/* nanotime the current halt began, 0 = running */
+	volatile uint32_t halt_seq;	/* odd while this core changes the two
+					 * above (cpu_idle_ns reads them as one) */
 
 	/* Preemption (kernel/preempt.h). preempt_off > 0: the code running
 	 * on this core must not be switched out (spinlock held, scheduler

@@ -52,23 +52,54 @@ void delay_ns(uint64_t ns)
 }
 
 /* Halt until an interrupt (the caller has masked them), counting the
- * time in idle_ns; halted_since lets others see a halt in progress. */
+ * time in idle_ns; halted_since lets others see a halt in progress. Both
+ * change inside halt_seq's odd spans, so that cpu_idle_ns, on any core,
+ * reads them as one: idle_ns read after a halt's end and halted_since
+ * before it would count that halt twice (the count would go backwards,
+ * by as much as the halt, once the reader's next look was right). */
+static void halt_seq_begin(struct cpu *c)
+{
+	__atomic_store_n(&c->halt_seq, c->halt_seq + 1, __ATOMIC_RELAXED);
+	smp_mb();	/* before the stores, and before the clock read after it */
+}
+
+static void halt_seq_end(struct cpu *c)
+{
+	atomic_store32(&c->halt_seq, c->halt_seq + 1);	/* store-release */
+}
+
 void cpu_halt(void)
 {
 	struct cpu *c = this_cpu();
 	uint64_t t0 = nanotime();
 
+	halt_seq_begin(c);
 	atomic_store64(&c->halted_since, t0);
+	halt_seq_end(c);
 	arch_wait_for_interrupt();
+	/* The end read inside the span: a reader that finds the span not
+	 * begun read its clock before this one, and its estimate of the
+	 * halt so far is no more than what is added here. */
+	halt_seq_begin(c);
+	uint64_t t1 = nanotime();
 	atomic_store64(&c->halted_since, 0);
-	__atomic_store_n(&c->idle_ns, c->idle_ns + (nanotime() - t0), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->idle_ns, c->idle_ns + (t1 - t0), __ATOMIC_RELAXED);
+	halt_seq_end(c);
 }
 
 uint64_t cpu_idle_ns(const struct cpu *c)
 {
-	uint64_t since = atomic_load64(&c->halted_since);
-	uint64_t idle = __atomic_load_n(&c->idle_ns, __ATOMIC_RELAXED);
-	uint64_t now = nanotime();
+	uint32_t seq;
+	uint64_t since, idle, now;
+
+	do {
+		while ((seq = atomic_load32(&c->halt_seq)) & 1)	/* load-acquire */
+			arch_cpu_relax();
+		since = atomic_load64(&c->halted_since);
+		idle = __atomic_load_n(&c->idle_ns, __ATOMIC_RELAXED);
+		now = nanotime();
+		smp_rmb();
+	} while (__atomic_load_n(&c->halt_seq, __ATOMIC_RELAXED) != seq);
 	return idle + (since && now > since ? now - since : 0);
 }
 

@@ -3,11 +3,13 @@
  * its timer interrupt at the tick rate.
  */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kernel/atomic.h"
 #include "kernel/ipi.h"
 #include "kernel/kernel.h"
 #include "kernel/percpu.h"
+#include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 
@@ -56,4 +58,50 @@ TEST(cpu_every_core_gets_timer_interrupts_at_the_tick_rate)
 		EXPECT_LE(got, expected + 2);
 		EXPECT_GE(got, 2);
 	}
+}
+
+/*
+ * cpu_idle_ns never goes backwards, read from another core while the core
+ * halts and wakes thousands of times: it reads idle_ns and the start of a
+ * halt in progress as one (kernel/time.c's halt_seq). Read apart, a look
+ * that fell on a halt's end counted that halt twice, and the next look
+ * was smaller by as much (preempt_idle_cores_halt saw an idle time of
+ * -1 ms on a core that had halted through the whole window).
+ */
+#define IDLE_WINDOW_NS (150 * NSEC_PER_MSEC)
+
+TEST(cpu_idle_time_read_from_another_core_never_goes_backwards)
+{
+	if (ncpus < 2)
+		test_skip("needs 2 cores");
+	preempt_disable();	/* this core stays the reader */
+	unsigned me = this_cpu()->id, other = me == 0 ? 1 : 0;
+	uint64_t last = cpu_idle_ns(&cpus[other]), first = last;
+	uint64_t ipis0 = atomic_load64(&cpus[other].ipis);
+	uint64_t reads = 0, backwards = 0, worst = 0, pinged = 0;
+	uint64_t end = nanotime() + IDLE_WINDOW_NS, next_ping = 0;
+	for (uint64_t now = nanotime(); now < end; now = nanotime()) {
+		if (now >= next_ping) {	/* wake it: it halts again at once */
+			ipi_send(other, IPI_PING);
+			pinged++;
+			next_ping = now + 20 * NSEC_PER_USEC;
+		}
+		uint64_t v = cpu_idle_ns(&cpus[other]);
+		reads++;
+		if (v < last) {
+			backwards++;
+			if (last - v > worst)
+				worst = last - v;
+		}
+		last = v;
+	}
+	preempt_enable();
+	uint64_t woken = atomic_load64(&cpus[other].ipis) - ipis0;
+	printf("# %llu reads of core %u's idle time over %llu wake-ups (%llu IPIs sent): "
+	       "%llu went backwards (worst by %llu ns); idle %llu ms of %llu\n",
+	       (unsigned long long)reads, other, (unsigned long long)woken,
+	       (unsigned long long)pinged, (unsigned long long)backwards,
+	       (unsigned long long)worst, (unsigned long long)((last - first) / NSEC_PER_MSEC),
+	       (unsigned long long)(IDLE_WINDOW_NS / NSEC_PER_MSEC));
+	EXPECT_EQ(backwards, 0);
 }
