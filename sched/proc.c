@@ -1390,7 +1390,7 @@ execute(struct m *mp, struct g *gp, bool inherit_time)
 	if (unlikely(gp->sched.sp == 0))
 		gstack_attach(pp, gp);
 	glocal_switch_in(gp->stack_hi);	/* the C library's per-thread state */
-	gogo(&gp->sched);
+	gogo_jump(&gp->sched);	/* not a call: kernel/gobuf.h */
 }
 
 /*

@@ -30,6 +30,15 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
+/* gogo by a branch (kernel/gobuf.h's gogo_jump): buf in x0, as gogo
+ * takes it; gogo uses nothing of the caller's frame. */
+#define arch_gogo_jump(buf)						\
+	do {								\
+		register void *x0_ asm("x0") = (buf);			\
+		asm volatile("b gogo" : : "r"(x0_) : "memory");	\
+		__builtin_unreachable();				\
+	} while (0)
+
 /* A fresh G's sp: the stack's top, 16-aligned as AAPCS64 wants. goentry
  * branches to gstart with x29 = x30 = 0. */
 static inline uintptr_t arch_gobuf_entry_sp(uintptr_t sp_top)

@@ -83,8 +83,13 @@ mcall:
 	mov	x29, #0			/* backtraces end here */
 	mov	x9, x0
 	mov	x0, x1
-	blr	x9
-	bl	mcall_returned		/* panics */
+	/* fn never returns: a branch with x30 = 2f (for backtraces, and a
+	 * misused fn that returns), not blr, which would push an entry on
+	 * the return-address predictor that no ret takes (kernel/gobuf.h,
+	 * gogo_jump). */
+	adr	x30, 2f
+	br	x9
+2:	bl	mcall_returned		/* panics */
 1:	bl	mcall_on_g0		/* panics */
 	.size mcall, . - mcall
 

@@ -20,6 +20,11 @@
 #undef GLOCAL_ARCH_LIBC
 #define GLOCAL_ARCH_ERRNO 1
 
+/* The sanitizer builds' gogo is a C function (san.c), which needs a call. */
+#ifdef GMK_SAN_FIBERS
+#undef arch_gogo_jump
+#endif
+
 #define GOBUF_SIZE	32
 #define GOBUF_ARCH_FIELDS	void *fiber;	/* sanitizer builds: the G's fiber */
 

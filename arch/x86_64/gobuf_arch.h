@@ -32,6 +32,14 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
+/* gogo by a jump (kernel/gobuf.h's gogo_jump): buf in rdi, as gogo takes
+ * it; gogo uses nothing of the caller's frame. */
+#define arch_gogo_jump(buf)						\
+	do {								\
+		asm volatile("jmp gogo" : : "D"(buf) : "memory");	\
+		__builtin_unreachable();				\
+	} while (0)
+
 /* A fresh G's sp: rsp = 8 mod 16, as if `call` had pushed a return
  * address (the ABI). goentry zeroes rbp and stores a zero return address
  * there, so that backtraces end at gstart. */

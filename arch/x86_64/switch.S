@@ -68,8 +68,14 @@ mcall:
 	xorl	%ebp, %ebp		/* backtraces end here */
 	movq	%rdi, %rax
 	movq	%rsi, %rdi
-	call	*%rax
-	call	mcall_returned		/* panics */
+	/* fn never returns: a jump with 2f pushed as its return address
+	 * (for backtraces, and a misused fn that returns), not a call,
+	 * which would push an entry on the return-address predictor that
+	 * no ret takes (kernel/gobuf.h, gogo_jump). */
+	leaq	2f(%rip), %rdx
+	pushq	%rdx
+	jmp	*%rax
+2:	call	mcall_returned		/* panics */
 1:	call	mcall_on_g0		/* panics */
 	.size mcall, . - mcall
 
