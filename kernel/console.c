@@ -164,12 +164,8 @@ static size_t newlines(const char *s, size_t n)
 	return k;
 }
 
-/* A goroutine's line (see the top). CONSOLE_GLINE bytes of text: with
- * len and kmalloc's header, one 256-byte slot. */
-struct console_gline {
-	uint32_t len;
-	char buf[CONSOLE_GLINE];
-};
+/* A goroutine's line (see the top; struct console_gline: console.h):
+ * with len and kmalloc's header, one 256-byte slot. */
 _Static_assert(sizeof(struct console_gline) + 16 <= 256, "one kmalloc slot");
 
 /* Test capture (console_capture_start): what emit writes, '\r' left out. */

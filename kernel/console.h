@@ -60,6 +60,13 @@ void console_tx_interrupt(void);
 #define CONSOLE_TX_RING 4096	/* bytes; a power of two */
 /* A goroutine's line buffer: a longer line goes out in pieces this long. */
 #define CONSOLE_GLINE	236
+/* A goroutine's line (kernel/glocal.h's struct glocal points to it), the
+ * G's own: allocated at its first printf, kept until it exits. gopark
+ * reads len to flush a partial line (sched/park.c). */
+struct console_gline {
+	uint32_t len;			/* bytes in buf, not yet written out */
+	char buf[CONSOLE_GLINE];
+};
 
 /* ---- a goroutine's line: what kernel/glocal.c calls ---- */
 struct glocal;

@@ -7,6 +7,7 @@
  * not two, and no checks that the switch itself has just made true).
  */
 #include "kernel/atomic.h"
+#include "kernel/console.h"
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "kernel/spinlock.h"
@@ -19,9 +20,12 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 {
 	struct g *gp = getg();
 	/* A line the G has begun goes out before it waits (a prompt before
-	 * a read): kernel/console.c. Not on g0, which has no G-local area
-	 * (and panics below). */
-	if (unlikely(gp->stack_hi && glocal_of(gp->stack_hi)->line) && gp != gp->m->g0)
+	 * a read): kernel/console.c. Begun: bytes in it, not just a buffer
+	 * (a G keeps its buffer from its first printf on, and would
+	 * otherwise call out at every park). Not on g0, which has no G-local
+	 * area (and panics below). */
+	struct console_gline *line = gp->stack_hi ? glocal_of(gp->stack_hi)->line : NULL;
+	if (unlikely(line && line->len) && gp != gp->m->g0)
 		glocal_park();
 	/* Preemption off until park_m: a G preempted here would resume on
 	 * another M, whose park_m would not find these fields. */
