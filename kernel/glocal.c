@@ -2,7 +2,6 @@
  * The G-local area (glocal.h): the top of each G's stack, for what the
  * kernel and the C library keep per goroutine.
  */
-#include <string.h>
 
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -23,7 +22,7 @@ uintptr_t glocal_init(uintptr_t stack_top)
 {
 	uintptr_t base = stack_top - GLOCAL_SIZE;
 
-	memset(glocal_of(stack_top), 0, sizeof(struct glocal));
+	*glocal_of(stack_top) = (struct glocal){ 0 };	/* two stores, not a call */
 #if GLOCAL_ARCH_TLS
 	arch_glocal_tls_init((void *)base);
 #endif
