@@ -40,3 +40,15 @@ TEST_FATAL(sched_zero_stack_size_panics, "stack size 0 is not positive")
 {
 	go_stack(park_forever, NULL, 0);
 }
+
+/* A g0 function that returns: mcall reaches it by a jump, with a return
+ * address that reports the misuse (arch/<arch>/switch.S). */
+static void g0_fn_returns(struct g *gp)
+{
+	(void)gp;
+}
+
+TEST_FATAL(sched_mcall_function_that_returns_panics, "mcall: the function returned")
+{
+	mcall(g0_fn_returns);
+}
