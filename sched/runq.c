@@ -35,15 +35,14 @@
  * Before stealing a running P's runnext, wait this long: the owner most
  * likely just readied that G and is about to schedule it. Go asks for
  * usleep(3), and on Linux gets 50-60 us (the default timer slack is 50
- * us), its spinning M asleep meanwhile; gmk busy-waits, and 3 us made the
- * wait too short to matter: a ping-pong pair on one P of two readies
- * into runnext at every hand-off, the spinner gave up and slept within a
- * few microseconds, and the next ready woke it again (an IPI, on the
- * hosted board a futex wake or a signal) every 10 us or so. A spinner
- * that waits 30 us stays counted in nmspinning, and those readies' wakep
- * returns at its first test. Hosted, 2 Ps (build/hosted/gmk --smp=2
- * bench=pingpong nprocs=2): 102 ns a hand-off at 3 us, 79 at 10, 73.5
- * at 20, 70.5 at 30, 66 at 50; 51-53 with no wakep at all.
+ * us), its spinning M asleep meanwhile. gmk busy-waits, and a wait of a
+ * few microseconds would be too short to matter: a ping-pong pair on one
+ * P of two readies into runnext at every hand-off, so the spinner would
+ * give up and sleep within microseconds, and the next ready wake it
+ * again (an IPI; on the hosted board a futex wake or a signal), every
+ * 10 us or so. A spinner that waits 30 us stays counted in nmspinning,
+ * and those readies' wakep returns at its first test (the figures:
+ * docs/performance.md).
  */
 #define RUNQ_STEAL_RUNNEXT_BACKOFF_NS (30 * NSEC_PER_USEC)
 
