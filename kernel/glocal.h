@@ -82,14 +82,14 @@ void glocal_exit(void);
  * the other boards the state is the G's own and they cost nothing.
  */
 #ifdef GLOCAL_ARCH_ERRNO
-/* arch_thread_errno: the core thread's errno (gobuf_arch.h) */
+#include <errno.h>	/* the arch's: one instruction each way */
 static __always_inline void glocal_switch_out(uintptr_t stack_hi)
 {
-	glocal_of(stack_hi)->saved_errno = *arch_thread_errno();
+	glocal_of(stack_hi)->saved_errno = errno;
 }
 static __always_inline void glocal_switch_in(uintptr_t stack_hi)
 {
-	*arch_thread_errno() = (int)glocal_of(stack_hi)->saved_errno;
+	errno = (int)glocal_of(stack_hi)->saved_errno;
 }
 #else
 static inline void glocal_switch_out(uintptr_t stack_hi) { (void)stack_hi; }

@@ -59,6 +59,7 @@ struct libc_run {
 	uint32_t rounds;		/* per G */
 	volatile uint64_t bad, done;
 	volatile uint32_t first_bad;	/* input + 1 of the first mismatch */
+	struct libc_result first_got;	/* what it got (its finder's alone) */
 	struct waitgroup wg;
 };
 
@@ -72,8 +73,10 @@ static void libc_g(void *arg)
 		unsigned i = (start * 7 + k) % LIBC_INPUTS;
 		libc_round(i, &got);
 		if (memcmp(&got, &run->want[i], sizeof got) != 0) {
-			if (atomic_xadd64(&run->bad, 1) == 0)
-				atomic_store32(&run->first_bad, i + 1);
+			if (atomic_xadd64(&run->bad, 1) == 1) {	/* the new count */
+				run->first_got = got;
+				atomic_store32(&run->first_bad, i + 1);	/* release */
+			}
 		}
 	}
 	atomic_xadd64(&run->done, run->rounds);
@@ -105,9 +108,14 @@ static void libc_concurrent(uint32_t calls)
 	printf("# %d goroutines x %u calls: %llu ms\n", LIBC_GS, calls,
 	       (unsigned long long)(ns / NSEC_PER_MSEC));
 	unsigned fb = run->first_bad;
-	if (fb)
-		printf("# first wrong result: input %u, want \"%s\"\n", fb - 1,
-		       run->want[fb - 1].text);
+	if (fb) {
+		const struct libc_result *w = &run->want[fb - 1], *g = &run->first_got;
+		printf("# first wrong result: input %u\n", fb - 1);
+		printf("#   want \"%s\" %.17g %.17g %ld [%s|%s|%s] errno %d\n", w->text, w->d1,
+		       w->d2, w->l, w->tok[0], w->tok[1], w->tok[2], w->errno_range);
+		printf("#   got  \"%s\" %.17g %.17g %ld [%s|%s|%s] errno %d\n", g->text, g->d1,
+		       g->d2, g->l, g->tok[0], g->tok[1], g->tok[2], g->errno_range);
+	}
 	EXPECT_EQ(run->bad, 0);
 	EXPECT_EQ(run->done, (uint64_t)LIBC_GS * run->rounds);
 	free(run);
@@ -176,6 +184,60 @@ TEST(libc_errno_set_in_one_goroutine_is_not_seen_in_another)
 	EXPECT_EQ(ring.fresh_bad, 0);
 	EXPECT_EQ(ring.bad, 0);
 	EXPECT_EQ(errno, 0);		/* nor in the G that started them */
+}
+
+/* ERRNO_SPIN_GS Gs, more than cores, write errno and read it back in a
+ * loop with no call, on short slices, so that they are preempted at every
+ * kind of instruction: each must read back what it wrote. On the hosted
+ * board errno is glibc's, the core thread's, and a G moves between
+ * threads: an access that took errno's address and then used it would,
+ * preempted between the two and resumed on another thread, use the old
+ * thread's errno (errno.h reaches it in one instruction). */
+#define ERRNO_SPIN_GS	8
+#define ERRNO_SPIN_NS	(150 * NSEC_PER_MSEC)
+
+struct errno_spin {
+	volatile uint32_t stop;
+	volatile uint64_t bad, checks;
+	struct waitgroup wg;
+};
+
+static void errno_spin_g(void *arg)
+{
+	struct errno_spin *s = arg;
+	int base = 100000 * (int)(goid() % 1000 + 1);
+	uint64_t bad = 0, checks = 0;
+
+	while (!atomic_load32(&s->stop)) {
+		for (int k = 0; k < 1000; k++) {
+			errno = base + k;
+			asm volatile("" : : : "memory");	/* read it again */
+			bad += errno != base + k;
+		}
+		checks += 1000;
+	}
+	atomic_xadd64(&s->bad, bad);
+	atomic_xadd64(&s->checks, checks);
+	waitgroup_done(&s->wg);
+}
+
+TEST(libc_errno_read_back_by_goroutines_preempted_anywhere_is_their_own)
+{
+	test_needs_async_preempt();	/* the point: preempted between any two instructions */
+	struct errno_spin s = { 0 };
+	uint64_t old = sched_set_slice(100 * NSEC_PER_USEC);
+
+	waitgroup_add(&s.wg, ERRNO_SPIN_GS);
+	for (int i = 0; i < ERRNO_SPIN_GS; i++)
+		go(errno_spin_g, &s);
+	sleep_ns(ERRNO_SPIN_NS);
+	atomic_store32(&s.stop, 1);
+	waitgroup_wait(&s.wg);
+	sched_set_slice(old);
+	printf("# %d goroutines: %llu writes read back, %llu wrong\n", ERRNO_SPIN_GS,
+	       (unsigned long long)s.checks, (unsigned long long)s.bad);
+	EXPECT_GT(s.checks, 0);
+	EXPECT_EQ(s.bad, 0);
 }
 
 /* ---- malloc and its users -------------------------------------------- */

@@ -58,14 +58,25 @@ __thread uint32_t host_relax_spins;
 static __thread ucontext_t *irq_uc;
 static __thread void *irq_jmp[5];
 
-/* errno.h's errno: out of line, so that no caller may keep the
- * address it returns across a call. */
-__attribute__((noinline)) int *host_errno_location(void)
+/* errno.h's errno: glibc's errno's offset from the thread pointer (%fs:0
+ * holds the thread pointer on x86-64), the same in every thread for a
+ * variable of the static TLS block. Set before main and before the
+ * fuzzer's entry points, by the first constructor; arch_cpu_init checks
+ * it on every core thread. */
+long host_errno_tpoff;
+
+static uintptr_t thread_pointer(void)
 {
-	return __errno_location();
+	uintptr_t tp;
+
+	asm volatile("movq %%fs:0, %0" : "=r"(tp));
+	return tp;
 }
 
-__thread int *host_errno_thread;	/* set by arch_cpu_init */
+__attribute__((constructor(101))) static void host_errno_tpoff_init(void)
+{
+	host_errno_tpoff = (long)((uintptr_t)__errno_location() - thread_pointer());
+}
 
 bool host_async_preempt = true;
 
@@ -476,7 +487,10 @@ void arch_cpu_init(struct cpu *c)
 	stack_t ss;
 
 	arch_set_this_cpu(c);
-	host_errno_thread = __errno_location();
+	if ((uintptr_t)__errno_location() != thread_pointer() + (uintptr_t)host_errno_tpoff)
+		panic("hosted: core %u: glibc's errno is at %p, not at the thread pointer %+ld "
+		      "as on the first thread (errno.h reaches it there)", c->id,
+		      (void *)__errno_location(), host_errno_tpoff);
 	h->tid = gettid_();
 	h->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	/* The interrupt stack: every handler runs there (SA_ONSTACK), so a

@@ -1,24 +1,30 @@
 /*
- * <errno.h> on the hosted board: glibc's, with errno found afresh at
- * each use. (First on the include path: the arch's folders come before
- * the system's.)
+ * <errno.h> on the hosted board: glibc's errno, reached by one
+ * instruction through %fs. (First on the include path: the arch's
+ * folders come before the system's.)
  *
- * glibc's errno is the core thread's, and glibc declares
- * __errno_location const: the compiler may compute errno's address once
- * in a function and keep it across calls. A goroutine that moves to
- * another core thread meanwhile (any call that may switch: a channel
- * operation, gosched, a preemption at a safe point) would then read and
- * write the old thread's errno, under another goroutine's feet. The
- * scheduler moves each G's value between threads (kernel/glocal.h);
- * this makes every use look at the thread it runs on. glibc's own code
- * is unaffected: a G never changes thread inside it.
+ * glibc's errno is the core thread's, and a goroutine moves between the
+ * board's core threads: the scheduler moves each G's value from thread to
+ * thread at its switches (kernel/glocal.h). glibc's own `errno` computes
+ * the thread's errno address (__errno_location, declared const, so the
+ * compiler may keep it across calls) and then reads or writes it: a G
+ * preempted between the two (any instruction of gmk's own text may be
+ * preempted, arch_frame_preemptible) would resume on another thread and
+ * use the old thread's errno, under another goroutine's feet (a strtol's
+ * ERANGE read back as 0). glibc's errno is in the static TLS block, at
+ * the same offset from the thread pointer in every thread
+ * (host_errno_tpoff, cpu.c, checked on every core thread): an access at
+ * that offset in %fs's segment is one instruction, never split by a
+ * switch, and always the running thread's. glibc's own code is
+ * unaffected: a G never changes thread inside it.
  */
 #include_next <errno.h>
 
 #ifndef GMK_ARCH_X86_64_LINUX_ERRNO_H
 #define GMK_ARCH_X86_64_LINUX_ERRNO_H
-/* arch/x86_64-linux/cpu.c: __errno_location, out of line and not const. */
-int *host_errno_location(void);
+/* arch/x86_64-linux/cpu.c: glibc's errno's offset from the thread
+ * pointer, set before main (a constructor). */
+extern long host_errno_tpoff;
 #undef errno
-#define errno (*host_errno_location())
+#define errno (*(int __seg_fs *)host_errno_tpoff)
 #endif

@@ -33,21 +33,6 @@
  * reused): gobuf_init keeps it. */
 void *host_san_fiber_for(void *old_fiber, void *g);
 #define arch_gobuf_init(b, g)	((b)->fiber = host_san_fiber_for((b)->fiber, (g)))
-
-/* This core thread's errno, for the switch hooks (kernel/glocal.h), on
- * g0, which never leaves its thread: its address, fixed for the
- * thread's life, found once (arch_cpu_init, before the core runs any G)
- * instead of by two calls into glibc at every switch. Through %fs, as
- * cpu_arch.h's HOST_TLS_LOAD: no thread variable's address is kept
- * across a switch. */
-extern __thread int *host_errno_thread;
-static inline int *arch_thread_errno(void)
-{
-	int *p;
-
-	asm volatile("movq %%fs:host_errno_thread@tpoff, %0" : "=r"(p));
-	return p;
-}
 #endif
 
 #endif
