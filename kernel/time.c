@@ -52,39 +52,29 @@ void delay_ns(uint64_t ns)
 }
 
 /* Halt until an interrupt (the caller has masked them), counting the
- * time in idle_ns; halted_since lets others see a halt in progress. Both
- * change inside halt_seq's odd spans, so that cpu_idle_ns, on any core,
- * reads them as one: idle_ns read after a halt's end and halted_since
- * before it would count that halt twice (the count would go backwards,
- * by as much as the halt, once the reader's next look was right). */
-static void halt_seq_begin(struct cpu *c)
-{
-	__atomic_store_n(&c->halt_seq, c->halt_seq + 1, __ATOMIC_RELAXED);
-	smp_mb();	/* before the stores, and before the clock read after it */
-}
-
-static void halt_seq_end(struct cpu *c)
-{
-	atomic_store32(&c->halt_seq, c->halt_seq + 1);	/* store-release */
-}
-
+ * time in idle_ns; halted_since lets others see a halt in progress. Its
+ * start is one store: a reader sees the halt begun or not, and idle_ns
+ * unchanged either way. At its end both change inside an odd span of
+ * halt_seq, so that cpu_idle_ns, on any core, reads them as one: idle_ns
+ * read after the end and halted_since before it would count the halt
+ * twice (the count would go backwards, by as much as the halt, once the
+ * reader's next look was right). The end is read inside the span, after
+ * a full fence: a reader that finds the span not begun read its clock
+ * before this one, and its estimate of the halt so far is no more than
+ * what is added here. */
 void cpu_halt(void)
 {
 	struct cpu *c = this_cpu();
 	uint64_t t0 = nanotime();
 
-	halt_seq_begin(c);
 	atomic_store64(&c->halted_since, t0);
-	halt_seq_end(c);
 	arch_wait_for_interrupt();
-	/* The end read inside the span: a reader that finds the span not
-	 * begun read its clock before this one, and its estimate of the
-	 * halt so far is no more than what is added here. */
-	halt_seq_begin(c);
+	__atomic_store_n(&c->halt_seq, c->halt_seq + 1, __ATOMIC_RELAXED);	/* odd */
+	smp_mb();	/* before the stores, and before the clock read */
 	uint64_t t1 = nanotime();
 	atomic_store64(&c->halted_since, 0);
 	__atomic_store_n(&c->idle_ns, c->idle_ns + (t1 - t0), __ATOMIC_RELAXED);
-	halt_seq_end(c);
+	atomic_store32(&c->halt_seq, c->halt_seq + 1);	/* even: store-release */
 }
 
 uint64_t cpu_idle_ns(const struct cpu *c)
