@@ -24,9 +24,11 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	 * (a G keeps its buffer from its first printf on, and would
 	 * otherwise call out at every park). Not on g0, which has no G-local
 	 * area (and panics below). */
-	struct console_gline *line = gp->stack_hi ? glocal_of(gp->stack_hi)->line : NULL;
-	if (unlikely(line && line->len) && gp != gp->m->g0)
-		glocal_park();
+	if (gp != gp->m->g0 && gp->stack_hi) {
+		struct console_gline *line = glocal_of(gp->stack_hi)->line;
+		if (unlikely(line && line->len))
+			glocal_park();
+	}
 	/* Preemption off until park_m: a G preempted here would resume on
 	 * another M, whose park_m would not find these fields. */
 	preempt_disable();
