@@ -11,6 +11,7 @@
  *                        the words after its name
  *   bench <name>[/N]     run benchmarks (bench= syntax) and wait for them
  *   sleep <ms>           wait (typed input waits, none is lost)
+ *   wait                 wait for the programs `run` started to end
  *   exit [status]        wait for the programs `run` started, then leave
  *                        the machine with that status (0-255, default 0)
  *
@@ -71,6 +72,7 @@ static void help(void)
 	       "                    arguments the words after its name\n"
 	       "  bench <name>[/N]  run benchmarks (all, spawn, yield, ...)\n"
 	       "  sleep <ms>        wait, reading no input meanwhile\n"
+	       "  wait              wait for running programs to end\n"
 	       "  exit [status]     wait for running programs, then leave\n"
 	       "programs:\n");
 	program_list();
@@ -136,11 +138,12 @@ static char *word(char **s)
 	return w;
 }
 
-static void wait_jobs(void)
+/* Wait for the programs `run` started (by `cmd`: exit, wait). */
+static void wait_jobs(const char *cmd)
 {
 	uint32_t n = atomic_load32(&njobs);
 	if (n) {
-		printf("exit: waiting for %u running program%s\n", n, n == 1 ? "" : "s");
+		printf("%s: waiting for %u running program%s\n", cmd, n, n == 1 ? "" : "s");
 		waitgroup_wait(&jobs);
 	}
 }
@@ -165,10 +168,10 @@ static long whole_number(const char *s, long max)
 /* How many words each command takes after its name, at most. */
 static const struct { const char *name; int maxargs; } commands[] = {
 	{ "help", 0 }, { "ps", 0 }, { "sched", 0 }, { "run", 1 + SHELL_RUN_ARGS }, { "bench", 1 },
-	{ "sleep", 1 }, { "exit", 1 },
+	{ "sleep", 1 }, { "wait", 0 }, { "exit", 1 },
 };
 
-PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit")
+PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, wait, exit")
 {
 	char buf[SHELL_LINE_MAX];
 
@@ -178,7 +181,7 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit
 		long len = readline(buf, sizeof buf);
 		if (len == CONSOLE_ERR_EOF) {	/* as `exit`, as a Unix shell does */
 			printf("\nshell: end of input\n");
-			wait_jobs();
+			wait_jobs("exit");
 			return 0;
 		}
 		if (len < 0) {
@@ -264,13 +267,15 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, exit
 				continue;
 			}
 			sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
+		} else if (strcmp(cmd, "wait") == 0) {
+			wait_jobs("wait");
 		} else if (strcmp(cmd, "exit") == 0) {
 			long status = arg ? whole_number(arg, 255) : 0;
 			if (status < 0) {
 				printf("exit: '%s' is not a status (a whole number 0-255)\n", arg);
 				continue;
 			}
-			wait_jobs();
+			wait_jobs("exit");
 			return (int)status;
 		}
 	}
