@@ -131,14 +131,18 @@ TEST(libc_numbers_formatted_and_parsed_100000_times_in_16_goroutines_match_one_g
 
 /* ---- errno is per goroutine ------------------------------------------ */
 
-/* ERRNO_GS Gs take turns round a ring, more of them than cores, so that
- * several share each core: each sets errno to its own value, passes the
- * turn and yields, and must find its value again at its next turn. */
+/* ERRNO_GS Gs take turns round a ring, passing a token over channels:
+ * each sets errno to its own value, passes the token on and waits for it
+ * again, and must find its value at its next turn. The next G runs where
+ * the last one readied it (its runnext) or where an idle P steals it, so
+ * all of them take turns on each core they visit. (A token polled with
+ * gosched would make each turn wait for one G's vCPU among many under an
+ * emulator with fewer host CPUs: seconds per round at 8 cores.) */
 #define ERRNO_GS	8
 #define ERRNO_ROUNDS	500
 
 struct errno_ring {
-	volatile uint32_t turn;
+	chan_t turn[ERRNO_GS];		/* G i's token arrives on turn[i] */
 	volatile uint64_t bad, fresh_bad;
 	struct waitgroup wg;
 };
@@ -153,18 +157,19 @@ static void errno_g(void *arg)
 	struct errno_g_arg *a = arg;
 	struct errno_ring *ring = a->ring;
 	int value = 1000 + a->me;
+	uint32_t token;
 
 	if (errno != 0)			/* a new G starts with errno 0 */
 		atomic_xadd64(&ring->fresh_bad, 1);
 	errno = value;
 	for (int k = 0; k < ERRNO_ROUNDS; k++) {
-		while (atomic_load32(&ring->turn) != (uint32_t)a->me)
-			gosched();
+		chan_recv(ring->turn[a->me], &token);
 		if (errno != value)
 			atomic_xadd64(&ring->bad, 1);
 		errno = value;
-		atomic_store32(&ring->turn, (uint32_t)(a->me + 1) % ERRNO_GS);
-		gosched();
+		/* The last G's last turn has no one to pass to. */
+		if (k < ERRNO_ROUNDS - 1 || a->me < ERRNO_GS - 1)
+			chan_send(ring->turn[(a->me + 1) % ERRNO_GS], &token);
 	}
 	waitgroup_done(&ring->wg);
 }
@@ -173,14 +178,20 @@ TEST(libc_errno_set_in_one_goroutine_is_not_seen_in_another)
 {
 	struct errno_ring ring = { 0 };
 	struct errno_g_arg args[ERRNO_GS];
+	uint32_t token = 0;
 
 	errno = 0;
+	for (int i = 0; i < ERRNO_GS; i++)
+		ring.turn[i] = chan_make(sizeof token, 1);
 	waitgroup_add(&ring.wg, ERRNO_GS);
 	for (int i = 0; i < ERRNO_GS; i++) {
 		args[i] = (struct errno_g_arg){ &ring, i };
 		go(errno_g, &args[i]);
 	}
+	chan_send(ring.turn[0], &token);
 	waitgroup_wait(&ring.wg);
+	for (int i = 0; i < ERRNO_GS; i++)
+		chan_free(ring.turn[i]);
 	EXPECT_EQ(ring.fresh_bad, 0);
 	EXPECT_EQ(ring.bad, 0);
 	EXPECT_EQ(errno, 0);		/* nor in the G that started them */
