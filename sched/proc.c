@@ -1482,19 +1482,43 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 	    atomic_load64(&pp->timers.when0) != 0 ||
 	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
 		return;
-	if (atomic_load32(&pp->runqhead) != pp->runqtail) {
+	uint32_t ringlen = pp->runqtail - atomic_load32(&pp->runqhead);
+	if (ringlen != 0) {
 		/* The local ring holds Gs: findrunnable_local after
 		 * goschedImpl's put would take its head, unless this is a
 		 * 61st schedtick (the fairness pick takes the global queue's
 		 * head, gp or an older G: left to findrunnable). The same
 		 * put, wakep and take, without findrunnable's checks that
 		 * were just made. */
-		if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0)
+		uint32_t tick = pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS;
+		if (tick == 0)
 			return;
-		spin_lock_nopreempt(&sched.lock);
-		globrunqput(gp);
-		spin_unlock_nopreempt(&sched.lock);
-		wakep();
+		if (tick + ringlen < GLOBRUNQ_FAIRNESS_TICKS &&
+		    atomic_load32(&sched.nprocs) == 1 && globrunqempty() &&
+		    runqput_ring(pp, gp)) {
+			/*
+			 * One P, nothing in the global queue, and no 61st
+			 * schedtick before the ring's Gs have run: gp goes to
+			 * its own ring's tail, with no lock. Where Go departs:
+			 * it always takes sched.lock here. No other P exists
+			 * to find gp in the global queue, and this P runs the
+			 * same Gs in the same order: every G in the ring
+			 * first, one schedtick each (a G they ready or spawn
+			 * goes to runnext and inherits the tick, or behind
+			 * gp), then gp, then what was put in the global queue
+			 * meanwhile (a device's, another core's wake-up). The
+			 * fairness pick, which would take gp from the global
+			 * queue's head early, falls after gp has run; a longer
+			 * ring takes the global queue, so that gp still runs
+			 * within 61 schedticks however many Gs yield beside it
+			 * (sched_yielding_ring_cannot_starve_the_global_queue).
+			 */
+		} else {
+			spin_lock_nopreempt(&sched.lock);
+			globrunqput(gp);
+			spin_unlock_nopreempt(&sched.lock);
+			wakep();
+		}
 		atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
 		struct g *next = runqget_ring(pp);
 		if (likely(next != NULL)) {

@@ -164,7 +164,8 @@ TEST(sched_respawning_pair_cannot_starve_the_global_queue)
 /*
  * One P; its local ring full of Gs that yield again and again, and one G
  * waiting in the global queue behind nothing. A yield with Gs in the ring
- * puts the yielder on the global queue's tail and takes the ring's head
+ * (more of them than schedticks to the next 61st: here always) puts the
+ * yielder on the global queue's tail and takes the ring's head
  * (gosched_fast), and the yielders only ever cycle from the ring to the
  * global queue: the ring empties (and a batch from the global queue's
  * head brings the waiting G back) only after every yielder has had a
@@ -253,4 +254,59 @@ TEST(sched_yielding_ring_cannot_starve_the_global_queue)
 	 * or a device readied got to the global queue first. Without the
 	 * pick on this path: RING_YIELDERS + 1. */
 	EXPECT_LE(ring_wait, 2 * GLOBRUNQ_FAIRNESS_TICKS);
+}
+
+/*
+ * One P and a few Gs that yield in a loop: they take turns. A yield puts
+ * the yielder behind every other G (the global queue in Go; its own ring's
+ * tail when that ring is short, gosched_fast), so between two turns of one
+ * G each other G has one; the 61st schedtick's pick may hand one G two in
+ * a row, which delays the others by one. Every G's every turn is logged
+ * (one P: one G at a time), and counted.
+ */
+#define TURN_GS		8u
+#define TURN_ROUNDS	1000u
+
+static uint8_t turn_log[TURN_GS * TURN_ROUNDS];
+static volatile uint32_t turn_n;
+static struct waitgroup turn_wg;
+
+static void turn_g(void *arg)
+{
+	for (uint32_t i = 0; i < TURN_ROUNDS; i++) {
+		uint32_t at = atomic_xadd32(&turn_n, 1) - 1;
+		if (at < TURN_GS * TURN_ROUNDS)
+			turn_log[at] = (uint8_t)(uintptr_t)arg;
+		gosched();
+	}
+	waitgroup_done(&turn_wg);
+}
+
+TEST(sched_yielding_gs_on_one_p_take_turns)
+{
+	int nprocs = gomaxprocs(1);
+	uint64_t slice = sched_set_slice(RING_SLICE_NS);	/* no slice ends */
+	atomic_store32(&turn_n, 0);
+	waitgroup_add(&turn_wg, TURN_GS);
+	for (uintptr_t i = 0; i < TURN_GS; i++)
+		go(turn_g, (void *)i);
+	waitgroup_wait(&turn_wg);
+	sched_set_slice(slice);
+	gomaxprocs(nprocs);
+	ASSERT_EQ(atomic_load32(&turn_n), TURN_GS * TURN_ROUNDS);
+	/* Each G's turns, and the most turns of others between two of its. */
+	uint32_t turns[TURN_GS] = { 0 }, last[TURN_GS], maxgap = 0;
+	for (uint32_t i = 0; i < TURN_GS * TURN_ROUNDS; i++) {
+		uint32_t id = turn_log[i];
+		ASSERT_LT(id, TURN_GS);
+		if (turns[id]++ && i - last[id] - 1 > maxgap)
+			maxgap = i - last[id] - 1;
+		last[id] = i;
+	}
+	printf("# %u Gs yielding on one P, %u turns each: at most %u turns of "
+	       "others between two of one G's\n", TURN_GS, TURN_ROUNDS, maxgap);
+	for (uint32_t k = 0; k < TURN_GS; k++)
+		EXPECT_EQ(turns[k], TURN_ROUNDS);
+	EXPECT_GE(maxgap, TURN_GS - 1);		/* they did take turns */
+	EXPECT_LE(maxgap, TURN_GS);		/* and no G waited two rounds */
 }
