@@ -13,6 +13,7 @@
 #include "kernel/test.h"
 #include "sched/schedimpl.h"
 #include "tests/chan_testutil.h"
+#include "tests/sched_testutil.h"
 
 /* The core this G runs on, read where it cannot move. */
 static uint32_t core_now(void)
@@ -600,11 +601,7 @@ TEST_FATAL(runtime_locked_in_a_timer_callback_is_named,
 	   "lockosthread in timer callback lock_from_a_timer (callbacks run "
 	   "on the scheduler, not in a goroutine)")
 {
-	static struct timer t;
-
-	timer_init(&t, lock_from_a_timer, NULL);
-	timer_start(&t, nanotime() + NSEC_PER_MSEC);
-	sleep_ns(NSEC_PER_SEC);
+	fire_timer_callback(lock_from_a_timer);
 }
 
 /* A deadlock's goroutine list says which G is locked, and to which core

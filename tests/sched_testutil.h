@@ -96,4 +96,17 @@ static inline bool publish_parked(struct g *gp, void *slot)
 	return true;
 }
 
+/* fn as a timer callback 1 ms from now, then a second's sleep: for the
+ * fatal tests of what a callback must not do (its fatal error, which
+ * names fn as written, as timer_init does, comes first). */
+#define fire_timer_callback(fn) fire_timer_callback_named((fn), #fn)
+static inline void fire_timer_callback_named(void (*fn)(void *), const char *name)
+{
+	static struct timer t;
+
+	timer_init_named(&t, fn, NULL, name);
+	timer_start(&t, nanotime() + NSEC_PER_MSEC);
+	sleep_ns(NSEC_PER_SEC);
+}
+
 #endif

@@ -5,6 +5,7 @@
  */
 #include "kernel/test.h"
 #include "sched/gmk.h"
+#include "tests/sched_testutil.h"
 
 static chan_t unbuffered;
 
@@ -19,12 +20,8 @@ TEST_FATAL(timer_callback_that_parks_is_named,
 	   "timer callback send_from_a_timer blocked (callbacks run on the "
 	   "scheduler and must not park)")
 {
-	static struct timer t;
-
 	unbuffered = chan_make(0, 0);
-	timer_init(&t, send_from_a_timer, NULL);
-	timer_start(&t, nanotime() + NSEC_PER_MSEC);
-	sleep_ns(NSEC_PER_SEC);		/* the fatal error comes first */
+	fire_timer_callback(send_from_a_timer);
 }
 
 /* A yield: switches through mcall, as a park does. */
@@ -38,9 +35,5 @@ TEST_FATAL(timer_callback_that_yields_is_named,
 	   "timer callback yield_from_a_timer blocked (callbacks run on the "
 	   "scheduler and must not park)")
 {
-	static struct timer t;
-
-	timer_init(&t, yield_from_a_timer, NULL);
-	timer_start(&t, nanotime() + NSEC_PER_MSEC);
-	sleep_ns(NSEC_PER_SEC);
+	fire_timer_callback(yield_from_a_timer);
 }
