@@ -258,7 +258,12 @@ static void acquirep(struct p *pp)
 	/* The watchdog (p_running_core) reads pp->m without a lock. */
 	atomic_storeuintptr((volatile uintptr_t *)&pp->m, (uintptr_t)mp);
 	atomic_store32(&pp->status, _Prunning);
-	pp->sliceendtick = pp->schedtick;	/* its last slice ended when it went idle */
+	/* Its last slice ended when it went idle: the first G it runs, a
+	 * timer's in runnext included, starts one of its own
+	 * (runnext_sliceover) instead of inheriting one the tick dated
+	 * before, which it would end at its first look. */
+	pp->sliceendtick = pp->schedtick;
+	pp->sliceover = 1;
 	pp->tickarm = 1;	/* execute arms the tick */
 	traceProcStart(mp);
 }
