@@ -218,12 +218,17 @@ handoff_wake(struct hchan *c, struct sudog *sg, void (*unlockf)(void *), void *a
 {
 	sg->elem = NULL;
 	struct g *gp = sg->g;
-	if (unlockf)
+	if (unlockf) {
 		unlockf(arg);
-	else
-		spin_unlock(&c->lock);
+		sg->success = true;
+		ready(gp);	/* publishes the copy: goready's CAS orders it */
+		return;
+	}
+	/* The lock's preempt-off count covers the ready too. */
+	spin_unlock_nopreempt(&c->lock);
 	sg->success = true;
-	ready(gp);		/* publishes the copy: goready's CAS orders it */
+	ready_nopreempt(gp);
+	preempt_enable();
 }
 
 __always_inline void chan_send_direct(struct hchan *c, struct sudog *sg, const void *ep,

@@ -15,23 +15,11 @@
 #include "sched/schedimpl.h"
 #include "sched/tracebuf.h"
 
-void gopark(bool (*unlockf)(struct g *, void *), void *lock,
-	    enum waitreason reason)
+/* gopark's part after the console line: preemption is off (once, counted
+ * for park_m to drop) and the G is about to switch. */
+static __always_inline void gopark_switch(struct g *gp, bool (*unlockf)(struct g *, void *),
+					  void *lock, enum waitreason reason)
 {
-	struct g *gp = getg();
-	/* A line the G has begun goes out before it waits (a prompt before
-	 * a read): kernel/console.c. Begun: bytes in it, not just a buffer
-	 * (a G keeps its buffer from its first printf on, and would
-	 * otherwise call out at every park). Not on g0, which has no G-local
-	 * area (and panics below). */
-	if (gp != gp->m->g0 && gp->stack_hi) {
-		struct console_gline *line = glocal_of(gp->stack_hi)->line;
-		if (unlikely(line && line->len))
-			glocal_park();
-	}
-	/* Preemption off until park_m: a G preempted here would resume on
-	 * another M, whose park_m would not find these fields. */
-	preempt_disable();
 	struct m *mp = gp->m;
 	if (gp == mp->g0) {
 		timer_callback_blocked_check();
@@ -43,6 +31,42 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	mp->waitlock = lock;
 	gp->waitreason = reason;
 	mcall(park_m);
+}
+
+/* A line the G has begun goes out before it waits (a prompt before a
+ * read): kernel/console.c. Begun: bytes in it, not just a buffer (a G
+ * keeps its buffer from its first printf on, and would otherwise call out
+ * at every park). Not on g0, which has no G-local area (and panics). */
+static __always_inline void gopark_line(struct g *gp)
+{
+	if (gp != gp->m->g0 && gp->stack_hi) {
+		struct console_gline *line = glocal_of(gp->stack_hi)->line;
+		if (unlikely(line && line->len))
+			glocal_park();
+	}
+}
+
+void gopark(bool (*unlockf)(struct g *, void *), void *lock,
+	    enum waitreason reason)
+{
+	struct g *gp = getg();
+	gopark_line(gp);
+	/* Preemption off until park_m: a G preempted here would resume on
+	 * another M, whose park_m would not find these fields. */
+	preempt_disable();
+	gopark_switch(gp, unlockf, lock, reason);
+}
+
+/* gopark for a caller holding a spinlock (sudog.h: goparkunlock_spin):
+ * the lock's preempt-off count is the one gopark would raise, and park_m
+ * drops it after unlockf has released the lock. One count, not two: on
+ * aarch64 each raise masks interrupts around it. */
+void gopark_held(bool (*unlockf)(struct g *, void *), void *lock,
+		 enum waitreason reason)
+{
+	struct g *gp = getg();
+	gopark_line(gp);
+	gopark_switch(gp, unlockf, lock, reason);
 }
 
 /*

@@ -340,20 +340,20 @@ void ready_locked(struct m *mp, struct g *gp);
 
 /* goready's body (park.c), inline for the channels and semaphores: the
  * other half of every hand-off (always: with the locked G's branch GCC
- * would otherwise call an out-of-line copy). Go's ready(). */
+ * would otherwise call an out-of-line copy). Go's ready(). The caller of
+ * ready_nopreempt has preemption off (runqput works on "this P" as its
+ * owner): a channel's hand-off keeps the count of the lock it has just
+ * dropped, where a second raise would mask interrupts again on aarch64. */
 __cold __attribute__((noreturn)) void goready_bad(struct g *gp, uint32_t st);
-static __always_inline void ready(struct g *gp)
+static __always_inline void ready_nopreempt(struct g *gp)
 {
 	uint32_t st = readgstatus(gp);
 	if (unlikely(st != _Gwaiting))
 		goready_bad(gp, st);
-	/* Preemption off: runqput works on "this P" as its owner. */
-	preempt_disable();
 	casgstatus(gp, _Gwaiting, _Grunnable);
 	traceGoUnpark(gp);
 	if (unlikely(gp->lockedm != NULL)) {
 		ready_locked(getm(), gp);	/* to its core, now */
-		preempt_enable();
 		return;
 	}
 	struct p *pp = getm()->p;
@@ -361,6 +361,12 @@ static __always_inline void ready(struct g *gp)
 	if (old)
 		runqput(pp, old, false);
 	wakep();
+}
+
+static __always_inline void ready(struct g *gp)
+{
+	preempt_disable();
+	ready_nopreempt(gp);
 	preempt_enable();
 }
 

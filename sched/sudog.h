@@ -115,18 +115,23 @@ static inline void waitq_remove(struct waitq *q, struct sudog *sg)
  * the lock (a G holding a spinlock is not preempted, kernel/preempt.h), so
  * the lock's holder check and the core's preempt-off count balance.
  */
+/* gopark for a caller whose spinlock holds preemption off (park.c): that
+ * count is gopark's, and unlockf must not drop it. */
+void gopark_held(bool (*unlockf)(struct g *, void *), void *lock,
+		 enum waitreason reason);
+
 static inline bool parkunlock_spin(struct g *gp, void *lock)
 {
 	(void)gp;
-	/* On g0, switching anyway: no pending-switch check (spin_unlock's). */
+	/* The preempt-off count the lock raised is park_m's to drop
+	 * (gopark_held): on g0, switching anyway, no pending-switch check. */
 	spin_unlock_nopreempt((struct spinlock *)lock);
-	preempt_enable_no_resched();
 	return true;
 }
 
 static inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
 {
-	gopark(parkunlock_spin, l, reason);
+	gopark_held(parkunlock_spin, l, reason);
 }
 
 #endif
