@@ -32,15 +32,15 @@ static inline bool runqput_ring(struct p *pp, struct g *gp)
 	return true;
 }
 /* gp into runnext; returns the G it displaced (NULL if none), which the
- * caller puts on the ring (runqput(pp, old, false)). Owner only. A CAS,
- * not a store: a thief may be taking runnext right now. Inline: every
+ * caller puts on the ring (runqput(pp, old, false)). Owner only. An
+ * atomic exchange, not a store: a thief may be taking runnext right now,
+ * and the G it takes must not also come back here as the displaced one.
+ * Go's runqput loops on a CAS of what it loaded; one exchange is the same
+ * swap (x86-64: one xchg instead of a load and a cmpxchg). Inline: every
  * goready and go starts here. */
 static inline struct g *runnext_swap(struct p *pp, struct g *gp)
 {
-	uintptr_t oldnext = atomic_loaduintptr(&pp->runnext);
-	while (!atomic_casuintptr(&pp->runnext, oldnext, (uintptr_t)gp))
-		oldnext = atomic_loaduintptr(&pp->runnext);
-	return (struct g *)oldnext;
+	return (struct g *)atomic_xchguintptr(&pp->runnext, (uintptr_t)gp);
 }
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
 void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
@@ -89,10 +89,12 @@ static __always_inline struct g *runnext_get(struct p *pp)
 	/* A plain read in Go; a load-acquire here so that the C memory model
 	 * (and TSAN) agree it races only with other atomics. */
 	uintptr_t next = atomic_loaduintptr(&pp->runnext);
-	/* If runnext is nonzero and the CAS fails, a thief took it; runnext
-	 * can only become nonzero again through the owner, which is us. */
-	if (next != 0 && atomic_casuintptr(&pp->runnext, next, 0))
-		return (struct g *)next;
+	/* Go CASes next to 0; a thief that took it meanwhile fails that CAS.
+	 * runnext can only become nonzero again through the owner, which is
+	 * us, so an exchange with 0 is the same: it returns next, or 0 if a
+	 * thief was first (one instruction on x86-64, no compare). */
+	if (next != 0)
+		return (struct g *)atomic_xchguintptr(&pp->runnext, 0);
 	return NULL;
 }
 /* runqget's second half: the G at the head of pp's ring, or NULL. Owner
