@@ -126,6 +126,15 @@ bool arch_frame_preemptible(const struct trapframe *tf);
 #ifndef arch_async_preempt_enabled
 #define arch_async_preempt_enabled() true
 #endif
+/* How soon the tick looks again at a G it found where it cannot be
+ * switched out (tf: where the interrupt came), if the G has not switched
+ * itself at a safe point meanwhile. A millisecond: a G normally reaches
+ * one long before. An arch whose Gs run code that is neither preemptible
+ * nor has safe points, and may run it in a loop (the hosted board: the C
+ * library and the vDSO), looks sooner there. */
+#ifndef arch_preempt_retry_ns
+#define arch_preempt_retry_ns(tf) ((void)(tf), 1000000ull)
+#endif
 uintptr_t arch_preempt_push_frame(const struct trapframe *tf, uintptr_t limit);
 void arch_preempt_resume(void);
 /* Leave the interrupt for fn(arg) on sp as g, which is its core's g0

@@ -274,13 +274,17 @@ static void tick(struct trapframe *tf)
 	}
 	preempt_async(tf, c, mp, pp, gp);
 	/* Not here: at the G's next safe point. The tick looks again soon
-	 * in case it has none for a while (it is in the switch code, say);
-	 * the slice stays as it was. */
+	 * in case it has none for a while (it is in the switch code, or in
+	 * code the arch cannot switch it out of: arch_preempt_retry_ns); the
+	 * slice stays as it was. */
+	uint64_t again = arch_preempt_retry_ns(tf);
+	if (again < slice)
+		retry = now + again;
 	if (expired) {
 		pp->ticktick = st;
 		pp->schedwhen = dated;
-		tick_set(pp, now, retry, slice);
 	}
+	tick_set(pp, now, retry, slice);
 	c->resched = 1;
 }
 

@@ -153,6 +153,12 @@ bool arch_frame_preemptible(const struct trapframe *tf)
 	return !preempt_pc_in_switch_code(tf->rip);
 }
 
+unsigned long long host_preempt_retry_ns(const struct trapframe *tf)
+{
+	bool foreign = tf->rip < (uintptr_t)gmk_text_begin || tf->rip >= (uintptr_t)gmk_text_end;
+	return foreign ? 50000ull : 1000000ull;
+}
+
 void host_irq_leave_tramp(void);
 
 /* From the tick's handler: make the handler's return run fn(arg) on sp as

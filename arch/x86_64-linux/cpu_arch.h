@@ -138,6 +138,17 @@ static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
  * the cores outnumber the host's CPUs, every 256 (some microseconds of
  * spinning) otherwise. Set by the board.
  */
+/*
+ * The tick found the G in the C library or the vDSO (arch_frame_preemptible
+ * refuses: it is not gmk's code), which has no safe point: a G calling
+ * clock_gettime in a loop (nanotime, with the CLOCK_MONOTONIC counter)
+ * spends most of its time there, and a look a millisecond would leave it
+ * its core for several. 50 us there, the usual millisecond elsewhere.
+ */
+struct trapframe;
+unsigned long long host_preempt_retry_ns(const struct trapframe *tf);
+#define arch_preempt_retry_ns(tf) host_preempt_retry_ns(tf)
+
 extern uint32_t host_relax_mask;
 extern __thread uint32_t host_relax_spins;
 
