@@ -698,9 +698,10 @@ TEST(sched_wakeup_the_slice_after_a_long_timer_callback_is_whole)
  */
 #define RS_SLEEPERS	20u
 #define RS_TRIALS	3
-/* Up to RS_MAX_TRIALS, or RS_BUDGET_NS of trials: on a loaded host
- * (hosted smp 1 beside a QEMU boot of 8 vCPUs and a busy loop per CPU)
- * about one trial in four counts, and 8 trials once counted none. */
+/* Up to RS_MAX_TRIALS, or RS_BUDGET_NS of trials: on a loaded host a
+ * trial counts only where the host ran the core through it, and 8
+ * trials once counted none (hosted smp 1, in a soak beside a busy loop
+ * per host CPU). */
 #define RS_MAX_TRIALS	48
 #define RS_BUDGET_NS	(4 * NSEC_PER_SEC)
 
