@@ -3,31 +3,18 @@
  * runnable and running, the caller included) and no dead one, on every
  * P's free list and the global one.
  */
-#include "kernel/atomic.h"
 #include "kernel/test.h"
-#include "sched/schedimpl.h"
 #include "tests/chan_testutil.h"
+#include "tests/sched_testutil.h"
 
 static void park_until_closed(void *p)
 {
 	chan_recv(p, NULL);
 }
 
-/*
- * Nothing but this G runs or waits to run: every other P is idle (its M
- * found no work; a G that was exiting there has reached its free list
- * first) and this G has just yielded behind whatever was runnable. Only
- * then is num_goroutine() exact: while Gs exit on other cores it is an
- * estimate (Go's gcount too), and a G still on its way out on a core the
- * host has not run for a while (QEMU's vCPUs on a loaded host) stays
- * counted for as long as that takes.
- */
-static bool other_ps_idle(void)
-{
-	return atomic_load32(&sched.npidle) == sched_nprocs() - 1;
-}
-
-/* Yield until num_goroutine() == want with the other Ps idle; false after
+/* Yield until num_goroutine() == want with nothing else running or
+ * runnable (sched_quiescent: only then is the count exact; while Gs exit
+ * on other cores it is an estimate, as Go's gcount is); false after
  * timeout_ns. Exiting Gs need their cores to run them to goexit, however
  * slow the machine. */
 static bool num_goroutine_reaches(int want, uint64_t timeout_ns)
@@ -36,7 +23,7 @@ static bool num_goroutine_reaches(int want, uint64_t timeout_ns)
 
 	for (;;) {
 		gosched();
-		if (other_ps_idle() && num_goroutine() == want)
+		if (sched_quiescent() && num_goroutine() == want)
 			return true;
 		if (nanotime() > end)
 			return false;
@@ -48,11 +35,11 @@ static bool num_goroutine_reaches(int want, uint64_t timeout_ns)
 
 /* The count at rest: Gs that earlier tests left on their way out (a
  * last waitgroup_done, then the return) run to goexit first. Yielding
- * puts this G behind every runnable one, over and over, until the other
- * Ps are idle and the count has held for a while. The count alone once
- * held for 100 yields with an earlier test's G still on its way out on a
- * vCPU the host did not run meanwhile, and that G's exit then came out of
- * the first wave's count. */
+ * puts this G behind every runnable one, over and over, until nothing
+ * else runs (sched_quiescent) and the count has held for a while. The
+ * count alone once held for 100 yields with an earlier test's G still on
+ * its way out on a vCPU the host did not run meanwhile, and that G's
+ * exit then came out of the first wave's count. */
 static int num_goroutine_at_rest(void)
 {
 	uint64_t end = nanotime() + WAIT_TIMEOUT_NS;
@@ -61,7 +48,7 @@ static int num_goroutine_at_rest(void)
 	while (same < 100 && nanotime() < end) {
 		gosched();
 		int m = num_goroutine();
-		same = m == n && other_ps_idle() ? same + 1 : 0;
+		same = m == n && sched_quiescent() ? same + 1 : 0;
 		n = m;
 	}
 	return n;

@@ -4,9 +4,11 @@
 #define GMK_TESTS_SCHED_TESTUTIL_H
 
 #include "kernel/atomic.h"
+#include "kernel/preempt.h"
 #include "kernel/time.h"
 #include "sched/netpoll.h"
 #include "sched/sched.h"
+#include "sched/schedimpl.h"
 
 /* Recursion without end, 512 bytes a frame, for the tests that overflow
  * a G's stack on purpose (tests/sched_stack_fatal.c). Call it as
@@ -107,6 +109,38 @@ static inline void fire_timer_callback_named(void (*fn)(void *), const char *nam
 	timer_init_named(&t, fn, NULL, name);
 	timer_start(&t, nanotime() + NSEC_PER_MSEC);
 	sleep_ns(NSEC_PER_SEC);
+}
+
+/*
+ * No G but the caller runs or waits to run: every other P is idle (its M
+ * found no work; a G that was exiting there reached its P's free list
+ * first) and neither the caller's P nor the global queue holds a G. Gs
+ * that said they were done (a waitgroup_done, then the return) have then
+ * all exited: until they have, they are counted (num_goroutine) and keep
+ * their stacks, however long the host leaves the vCPU running one of
+ * them unscheduled.
+ */
+static inline bool sched_quiescent(void)
+{
+	preempt_disable();	/* getm()->p stays this G's P */
+	bool mine = runqempty(getm()->p);
+	preempt_enable();
+	return mine && globrunqempty() &&
+	       atomic_load32(&sched.npidle) == sched_nprocs() - 1;
+}
+
+/* Yield until sched_quiescent(); false after timeout_ns. */
+static inline bool wait_quiescent(uint64_t timeout_ns)
+{
+	uint64_t end = nanotime() + timeout_ns;
+
+	for (;;) {
+		gosched();
+		if (sched_quiescent())
+			return true;
+		if (nanotime() > end)
+			return false;
+	}
 }
 
 #endif
