@@ -108,6 +108,11 @@ static inline void waitq_remove(struct waitq *q, struct sudog *sg)
 	}
 }
 
+/* gopark for a caller whose spinlock holds preemption off (park.c): that
+ * count is gopark's, and unlockf must not drop it. */
+void gopark_held(bool (*unlockf)(struct g *, void *), void *lock,
+		 enum waitreason reason);
+
 /*
  * Park, then release this spinlock (Go's goparkunlock). The unlock runs on
  * the core's g0 after the G's context is saved, so a waker that takes the
@@ -115,11 +120,6 @@ static inline void waitq_remove(struct waitq *q, struct sudog *sg)
  * the lock (a G holding a spinlock is not preempted, kernel/preempt.h), so
  * the lock's holder check and the core's preempt-off count balance.
  */
-/* gopark for a caller whose spinlock holds preemption off (park.c): that
- * count is gopark's, and unlockf must not drop it. */
-void gopark_held(bool (*unlockf)(struct g *, void *), void *lock,
-		 enum waitreason reason);
-
 static inline bool parkunlock_spin(struct g *gp, void *lock)
 {
 	(void)gp;

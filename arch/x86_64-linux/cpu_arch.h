@@ -130,15 +130,6 @@ static inline void arch_irq_disable(void)
 static inline bool arch_irq_enabled(void) { return !host_irq_masked; }
 
 /*
- * A thread spinning for a lock whose holder the host has descheduled only
- * burns the time slice the holder needs (the host is shared; and with more
- * cores than host CPUs, SMP=8 on a 2-core machine, it is the rule). So a
- * spin-wait gives the host CPU away every host_relax_mask + 1 pauses, as a
- * hypervisor's pause-loop exiting does for a spinning vCPU: every 4 when
- * the cores outnumber the host's CPUs, every 256 (some microseconds of
- * spinning) otherwise. Set by the board.
- */
-/*
  * The tick found the G in the C library or the vDSO (arch_frame_preemptible
  * refuses: it is not gmk's code), which has no safe point: a G calling
  * clock_gettime in a loop (nanotime, with the CLOCK_MONOTONIC counter)
@@ -149,6 +140,15 @@ struct trapframe;
 unsigned long long host_preempt_retry_ns(const struct trapframe *tf);
 #define arch_preempt_retry_ns(tf) host_preempt_retry_ns(tf)
 
+/*
+ * A thread spinning for a lock whose holder the host has descheduled only
+ * burns the time slice the holder needs (the host is shared; and with more
+ * cores than host CPUs, SMP=8 on a 2-core machine, it is the rule). So a
+ * spin-wait gives the host CPU away every host_relax_mask + 1 pauses, as a
+ * hypervisor's pause-loop exiting does for a spinning vCPU: every 4 when
+ * the cores outnumber the host's CPUs, every 256 (some microseconds of
+ * spinning) otherwise. Set by the board.
+ */
 extern uint32_t host_relax_mask;
 extern __thread uint32_t host_relax_spins;
 
