@@ -82,7 +82,10 @@ static bool trace_hex_only;
 
 /* The event and npc return addresses after it, two to a traceEvStack
  * record, into this P's buffer: all of them or, where they do not fit,
- * none (counted lost). */
+ * none (counted lost). The first event that does not fit ends the P's
+ * recording: a smaller one after it (a GoStart of 24 bytes after a
+ * GoUnpark with its stack) would otherwise still fit, and the trace
+ * would start a G whose unblock it lost. */
 static __always_inline void
 trace_put(uint32_t type, uint64_t a, uint64_t b, const uint64_t *pcs, uint32_t npc)
 {
@@ -93,7 +96,7 @@ trace_put(uint32_t type, uint64_t a, uint64_t b, const uint64_t *pcs, uint32_t n
 	if (pp && __atomic_load_n(&trace_enabled, __ATOMIC_ACQUIRE)) {
 		struct tracebuf *tb = &tracebufs[pp->id];
 		uint32_t n = tb->n, need = 1 + (npc + 1) / 2;
-		if (tb->cap - n >= need) {
+		if (tb->lost == 0 && tb->cap - n >= need) {
 			uint64_t ts = arch_counter() << 8;
 			tb->ev[n] = (struct traceevent){ ts | type, a, b };
 			for (uint32_t i = 0; i < npc; i += 2)
