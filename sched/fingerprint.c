@@ -57,6 +57,9 @@ void schedfp_init(void)
 		      (kopts.switchyield ? SCHED_HOOK_SWITCHYIELD : 0);
 	for (uint32_t i = 0; i < sched.nprocs; i++)
 		allp[i]->fphash = FNV64_OFFSET;
+	/* Every P that will ever run: execute calls schedfp only then. */
+	for (uint32_t i = 0; i < MAX_CPUS; i++)
+		allp[i]->xattn.hooks = sched_hooks != 0;
 }
 
 

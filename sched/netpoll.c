@@ -71,8 +71,12 @@ static void readylist_push(struct g *gp)
 		gp->schedlink = (struct g *)old;
 		/* CAS (full barrier): schedlink, and everything the handler
 		 * wrote before netpollready (the data), come first. */
-		if (atomic_casuintptr(&netpoll_readylist, old, (uintptr_t)gp))
+		if (atomic_casuintptr(&netpoll_readylist, old, (uintptr_t)gp)) {
+			/* Non-empty now: every P's round looks (overdue Gs). */
+			if (old == 0)
+				p_attn_all(PATTN_NETPOLL);
 			return;
+		}
 	}
 }
 

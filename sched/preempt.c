@@ -122,7 +122,7 @@ uint64_t tick_deadline(struct p *pp, uint64_t now, uint64_t slice, bool sample)
 void tick_arm_acquired(struct p *pp)
 {
 	uint64_t now = nanotime();
-	pp->tickarm = 0;
+	pp->xattn.tickarm = 0;
 	pp->tickwhen = now;
 	pp->tickpulled = 1;
 	tick_arm_by(tick_deadline(pp, now, sched_slice_ns(), true));
@@ -187,7 +187,7 @@ static void tick(struct trapframe *tf)
 	/* The periodic work is due: the scheduler's next round runs it
 	 * (findrunnable), which then need not read the clock to know. */
 	if (now >= atomic_load64(&sched.g0work_due))
-		pp->g0work = 1;
+		p_attn_set(pp, PATTN_G0WORK, 1);
 	/* sysmon's retake: a new schedtick dates a new slice; the same one
 	 * a slice after its date ends it. schedtick is this core's own
 	 * (execute, below us in the interrupted code or not at all). */

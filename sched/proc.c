@@ -264,7 +264,7 @@ static void acquirep(struct p *pp)
 	 * before, which it would end at its first look. */
 	pp->sliceendtick = pp->schedtick;
 	pp->sliceover = 1;
-	pp->tickarm = 1;	/* execute arms the tick */
+	pp->xattn.tickarm = 1;	/* execute arms the tick */
 	traceProcStart(mp);
 }
 
@@ -390,8 +390,10 @@ static uint64_t watchdog_check(uint64_t now)
 				__atomic_load_n(&c->last_tick_pc, __ATOMIC_RELAXED)));
 	}
 	atomic_store32(&sched.nstalled, nstalled);
-	if (nstalled)
+	if (nstalled) {
 		atomic_xchg64(&sched.g0work_due, 0);	/* every round, while stuck */
+		p_attn_all(PATTN_G0WORK);
+	}
 	return next;
 }
 
@@ -434,8 +436,20 @@ static __noinline void g0_periodic(uint64_t now)
 	 * nstalled and put the 0 back. */
 	atomic_xchg64(&sched.g0work_due, last + WATCHDOG_PERIOD_NS);
 	if (atomic_load32(&sched.nstalled) || kopts.schedtrace_ms != 0 ||
-	    atomic_load32(&sched.gcwaiting))
+	    atomic_load32(&sched.gcwaiting)) {
 		atomic_store64(&sched.g0work_due, 0);
+		p_attn_all(PATTN_G0WORK);
+	}
+}
+
+/* The periodic work at every round (sched.g0work_due 0, stored first):
+ * every P's next round looks, and each looks again while it stays 0
+ * (findrunnable_attend). Any P: a P that gomaxprocs adds later finds its
+ * byte set too. */
+void p_attn_all(enum p_attn k)
+{
+	for (uint32_t i = 0; i < MAX_CPUS; i++)
+		p_attn_set(allp[i], k, 1);
 }
 
 /* ---- parking the core ---------------------------------------------- */
@@ -989,7 +1003,7 @@ static __always_inline struct g *globrunqget_batch_locked(struct p *pp)
  *
  * No clock read on the way (Go reads none in schedule): the slice is the
  * tick's to date and end (preempt.c: sliceover), the periodic work is
- * due when the tick says so (pp->g0work), and the clock is read for the
+ * due when the tick says so (pp->attn.g0work), and the clock is read for the
  * timers only when the P has one (Go's checkTimers), for devices only
  * when they readied Gs.
  */
@@ -1013,6 +1027,7 @@ static __noinline struct g *resumeg_take(struct p *pp)
 	uint64_t now = nanotime();	/* a wake-up's path, not every switch */
 	struct g *gp = pp->resumeg;
 	pp->resumeg = NULL;
+	p_attn_set(pp, PATTN_RESUME, 0);
 	slice_dated(pp, now + pp->resumeleft - sched_slice_ns());
 	pp->resumedwhen = now;	/* resume_until, while it runs */
 	pp->resumednrun = pp->nrun + 1;	/* its execute's count */
@@ -1048,20 +1063,30 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 	return NULL;
 }
 
-static __always_inline struct g *
-findrunnable_local(struct m *mp, bool *inherit_time)
+/*
+ * findrunnable_local's looks before the run queues, out of line: taken
+ * when one of pp->attn's bytes is set (each a hint, the condition read
+ * here). A G to run now, or NULL; *timer_readied when a due timer readied
+ * a G into runnext. mp->p may change (a stop-the-world).
+ */
+static __noinline struct g *findrunnable_attend(struct m *mp, bool *timer_readied)
 {
 	struct g *gp;
 	struct p *pp = mp->p;
-	*inherit_time = false;
 	/* Due timers first: the Gs they wake come to runnext (Go's
 	 * checkTimers at the top of findRunnable); also those of Ps whose
 	 * cores the watchdog found stuck (g0_periodic). The periodic work is
-	 * due when this P's tick found its deadline passed, or every round
-	 * while the deadline is 0 (a stall, schedtrace, a stop-the-world). */
-	if (unlikely(pp->g0work || atomic_load64(&sched.g0work_due) == 0)) {
-		pp->g0work = 0;
+	 * due when this P's tick found its deadline passed, or at every
+	 * round while the deadline is 0 (a stall, schedtrace, a
+	 * stop-the-world): the byte is cleared before the work (a full
+	 * barrier: a p_attn_all after it sets it again) and set
+	 * again while the deadline stays 0. */
+	if (pp->attn.g0work) {
+		p_attn_set(pp, PATTN_G0WORK, 0);
+		smp_mb();
 		g0_periodic(nanotime());
+		if (atomic_load64(&sched.g0work_due) == 0)
+			p_attn_set(pp, PATTN_G0WORK, 1);
 		/* A stop-the-world (it keeps g0work_due at 0 meanwhile):
 		 * this P is handed in, and the M comes back with one. */
 		if (atomic_load32(&sched.gcwaiting)) {
@@ -1070,27 +1095,61 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 		}
 	}
 	uint64_t when0 = atomic_load64(&pp->timers.when0);
-	bool timer_readied = false;
 	if (when0 != 0) {
 		/* Go's checkTimers: the clock only when the P has a timer. */
 		uint64_t now = nanotime();
 		if (when0 <= now && timers_run(pp, now) != 0) {
 			pp->timerg = atomic_loaduintptr(&pp->runnext);
-			timer_readied = pp->timerg != 0;
+			*timer_readied = pp->timerg != 0;
+			pp->xattn.timerg = pp->timerg != 0;
 		}
 	}
 
-	/* A G locked to this M, readied or handed over by another core: it
-	 * runs now, with a slice of its own (lockosthread, above). */
+	/* As findrunnable_local, whose test this replaces. */
 	if (unlikely(atomic_load32(&mp->nlockedq) != 0)) {
 		gp = lockedq_take(mp);
 		if (gp)
 			return gp;
 	}
 
-	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h). */
-	if (netpoll_pending() && netpoll_overdue(nanotime())) {
-		gp = netpoll_take(pp);
+	/* Device-readied Gs waiting too long (sysmon's netpoll, netpoll.h).
+	 * The byte stays set while the list holds Gs; cleared before the
+	 * look (a full barrier: a push that makes the list non-empty after
+	 * it sets the byte again). */
+	if (pp->attn.netpoll) {
+		p_attn_set(pp, PATTN_NETPOLL, 0);
+		smp_mb();
+		if (netpoll_pending()) {
+			p_attn_set(pp, PATTN_NETPOLL, 1);
+			if (netpoll_overdue(nanotime())) {
+				gp = netpoll_take(pp);
+				if (gp)
+					return gp;
+			}
+		}
+	}
+	return NULL;
+}
+
+static __always_inline struct g *
+findrunnable_local(struct m *mp, bool *inherit_time)
+{
+	struct g *gp;
+	struct p *pp = mp->p;
+	*inherit_time = false;
+	bool timer_readied = false;
+	/* One load for what is rarely there (pp->attn: the periodic work,
+	 * timers, devices' Gs, a resumed G): Go tests each at every round. */
+	if (unlikely(atomic_load32(&pp->attn.word) != 0)) {
+		gp = findrunnable_attend(mp, &timer_readied);
+		if (gp)
+			return gp;
+		pp = mp->p;
+	} else if (unlikely(atomic_load32(&mp->nlockedq) != 0)) {
+		/* A G locked to this M, readied or handed over by another
+		 * core: it runs now, with a slice of its own (lockosthread,
+		 * above). */
+		gp = lockedq_take(mp);
 		if (gp)
 			return gp;
 	}
@@ -1341,6 +1400,25 @@ findrunnable(struct m *mp, bool *inherit_time)
 
 /* ---- running --------------------------------------------------------- */
 
+/* execute's rarely needed steps, out of line (pp->xattn): the
+ * fingerprint and switchyield hooks, a due timer's G, the trace. */
+static __noinline void execute_attend(struct p *pp, struct g *gp, bool inherit_time)
+{
+	schedfp(pp, gp, SCHEDFP_EXECUTE);
+	/* A G a due timer readied into runnext in this round must run
+	 * before any other G starts a slice here (unless a thief took it).
+	 * A G resuming its slice (resumeg) may come first, for at most
+	 * resume_min_ns: the tick then gives the core to runnext. */
+	if (pp->timerg != 0) {
+		if (!inherit_time && pp->timerg != (uintptr_t)gp &&
+		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
+			pp->ntimerbypass++;
+		pp->timerg = 0;
+		pp->xattn.timerg = 0;
+	}
+	traceGoStart(gp, inherit_time);
+}
+
 /*
  * execute: run gp on mp (this M); a new time slice unless inherit_time.
  * No clock read: the new slice is the tick's to date (preempt.c).
@@ -1349,9 +1427,11 @@ static __always_inline __attribute__((noreturn)) void
 execute(struct m *mp, struct g *gp, bool inherit_time)
 {
 	struct p *pp = mp->p;
+	/* pp->xattn, one load for what execute rarely does (runtime2.h). */
+	uint32_t xattn = pp->xattn.word;
 	/* After acquirep: arm the tick, which re-arms itself from then on
 	 * while the P runs Gs, and stamp tickwhen. */
-	if (unlikely(pp->tickarm))
+	if (unlikely(xattn & (0xffu << 8 * PXATTN_TICKARM)))
 		tick_arm_acquired(pp);
 	/* runwhen before curg, and curg by store-release: the watchdog
 	 * (p_running_core) loads curg and then runwhen from other cores, and
@@ -1378,18 +1458,8 @@ execute(struct m *mp, struct g *gp, bool inherit_time)
 	}
 	/* Single writer; a thief reads it (runqgrab's runnext check). */
 	__atomic_store_n(&pp->nrun, pp->nrun + 1, __ATOMIC_RELAXED);
-	schedfp(pp, gp, SCHEDFP_EXECUTE);
-	/* A G a due timer readied into runnext in this round must run
-	 * before any other G starts a slice here (unless a thief took it).
-	 * A G resuming its slice (resumeg) may come first, for at most
-	 * resume_min_ns: the tick then gives the core to runnext. */
-	if (unlikely(pp->timerg != 0)) {
-		if (!inherit_time && pp->timerg != (uintptr_t)gp &&
-		    atomic_loaduintptr(&pp->runnext) == pp->timerg)
-			pp->ntimerbypass++;
-		pp->timerg = 0;
-	}
-	traceGoStart(gp, inherit_time);
+	if (unlikely(xattn & ~(0xffu << 8 * PXATTN_TICKARM)))
+		execute_attend(pp, gp, inherit_time);
 	/* A G's first run: it has no stack yet (sched/stack.c). sp is what
 	 * gogo loads next, so the test costs no line of its own. */
 	if (unlikely(gp->sched.sp == 0))
@@ -1441,7 +1511,7 @@ __hot void park_m(struct g *gp)
 	preempt_enable_no_resched();	/* gopark's; we are switching anyway */
 	setgstatus(gp, _Grunning, _Gwaiting);
 	traceGoPark(gp);
-	dropg();
+	dropg(mp);
 	bool (*fn)(struct g *, void *) = mp->waitunlockf;
 	if (fn) {
 		void *lock = mp->waitlock;
@@ -1474,20 +1544,17 @@ __hot void park_m(struct g *gp)
 static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 {
 	struct p *pp = mp->p;
-	/* runnext first: the common reason not to apply. */
-	if (atomic_loaduintptr(&pp->runnext) != 0 || pp->resumeg)
-		return;
-	/* Anything findrunnable_local would do before the run queues: the
-	 * periodic work (pp->g0work, the tick's), a timer (any: whether it
-	 * is due is findrunnable's clock read, not this one), locked Gs
+	/* runnext first: the common reason not to apply. Then anything
+	 * findrunnable_local would do before the run queues (pp->attn: the
+	 * periodic work, a timer (any: whether it is due is findrunnable's
+	 * clock read, not this one), devices' Gs, a resumed G), locked Gs
 	 * waiting for this core (m->lockedq: Gs that yield among themselves
-	 * here would otherwise never let findrunnable see them), devices. */
-	if (pp->g0work || atomic_load64(&sched.g0work_due) == 0 ||
-	    atomic_load32(&mp->nlockedq) != 0 ||
-	    atomic_load64(&pp->timers.when0) != 0 ||
-	    netpoll_pending() || THIS_CPU_READ32(preempt_off) != 0)
+	 * here would otherwise never let findrunnable see them). */
+	if (atomic_loaduintptr(&pp->runnext) != 0 || atomic_load32(&pp->attn.word) != 0 ||
+	    atomic_load32(&mp->nlockedq) != 0 || THIS_CPU_READ32(preempt_off) != 0)
 		return;
-	uint32_t ringlen = pp->runqtail - atomic_load32(&pp->runqhead);
+	uint32_t head = atomic_load32(&pp->runqhead), tail = pp->runqtail;
+	uint32_t ringlen = tail - head;
 	if (ringlen != 0) {
 		/* The local ring holds Gs: findrunnable_local after
 		 * goschedImpl's put would take its head, unless this is a
@@ -1498,9 +1565,9 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 		uint32_t tick = pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS;
 		if (tick == 0)
 			return;
+		struct g *next;
 		if (tick + ringlen < GLOBRUNQ_FAIRNESS_TICKS &&
-		    atomic_load32(&sched.nprocs) == 1 && globrunqempty() &&
-		    runqput_ring(pp, gp)) {
+		    atomic_load32(&sched.nprocs) == 1 && globrunqempty()) {
 			/*
 			 * One P, nothing in the global queue, and no 61st
 			 * schedtick before the ring's Gs have run: gp goes to
@@ -1517,22 +1584,27 @@ static __always_inline void gosched_fast(struct m *mp, struct g *gp)
 			 * ring takes the global queue, so that gp still runs
 			 * within 61 schedticks however many Gs yield beside it
 			 * (sched_yielding_ring_cannot_starve_the_global_queue).
+			 * With no thief (no other P), the put and the take
+			 * are one rotation of the ring, without the take's
+			 * CAS (runq_rotate_alone).
 			 */
+			atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
+			next = runq_rotate_alone(pp, gp, head, tail);
 		} else {
 			spin_lock_nopreempt(&sched.lock);
 			globrunqput(gp);
 			spin_unlock_nopreempt(&sched.lock);
 			wakep();
+			atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
+			next = runqget_ring(pp);
+			if (unlikely(next == NULL))
+				schedule(mp);	/* thieves emptied the ring meanwhile */
 		}
-		atomic_store64(&pp->runwhen, 0);	/* between two Gs, as schedule */
-		struct g *next = runqget_ring(pp);
-		if (likely(next != NULL)) {
-			if (unlikely(next->lockedm != NULL && next->lockedm != mp))
-				startlockedm(mp, next);	/* as schedule */
-			else
-				execute(mp, next, false);
+		if (unlikely(next->lockedm != NULL && next->lockedm != mp)) {
+			startlockedm(mp, next);	/* as schedule */
+			schedule(mp);
 		}
-		schedule(mp);	/* thieves emptied the ring meanwhile */
+		execute(mp, next, false);
 	}
 	/*
 	 * The global queue empty as well: the put and the take below would
@@ -1598,7 +1670,7 @@ goschedImpl(struct g *gp, bool preempted)
 	else
 		traceGoSched(gp);
 	setgstatus(gp, _Grunning, _Grunnable);
-	dropg();
+	dropg(mp);
 	if (!preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
 	uint64_t now = 0, slice = sched_slice_ns();
@@ -1614,6 +1686,7 @@ goschedImpl(struct g *gp, bool preempted)
 	}
 	if (now != 0 && now - pp->schedwhen < slice) {
 		pp->resumeg = gp;	/* the woken G first: findrunnable */
+		p_attn_set(pp, PATTN_RESUME, 1);
 		pp->resumeat = now;
 		pp->resumeleft = pp->schedwhen + slice - now;
 		/* The woken Gs share a slice of a resumed G's least run
@@ -1656,7 +1729,7 @@ __hot void goyield_m(struct g *gp)
 	struct m *mp = getm();
 	struct p *pp = mp->p;
 	setgstatus(gp, _Grunning, _Grunnable);
-	dropg();
+	dropg(mp);
 	runqput(pp, gp, false);
 	schedule(mp);
 }
@@ -1713,7 +1786,7 @@ __hot void goexit0(struct g *gp)
 	struct m *mp = getm();
 	traceGoEnd(gp);
 	setgstatus(gp, _Grunning, _Gdead);
-	dropg();
+	dropg(mp);
 	if (gp->entry == go_copy_heap_start)	/* go_copy's, too big for the record */
 		kfree(gp->arg);
 	__atomic_store_n(&gp->entry, NULL, __ATOMIC_RELAXED);	/* the watchdog reads it */
@@ -1756,6 +1829,7 @@ static void stop_the_world(void)
 	 * that overwrites our 0 then sees gcwaiting and puts it back. */
 	atomic_store32(&sched.gcwaiting, 1);
 	atomic_store64(&sched.g0work_due, 0);
+	p_attn_all(PATTN_G0WORK);
 	struct p *pp;
 	while ((pp = pidleget()) != NULL) {
 		atomic_store32(&pp->status, _Pgcstop);
@@ -1791,8 +1865,10 @@ static void pdestroy(struct p *pp, struct p *to)
 	if (pp->resumeg) {
 		gqueue_push(&q, pp->resumeg);	/* it was to run first */
 		pp->resumeg = NULL;
+		p_attn_set(pp, PATTN_RESUME, 0);
 	}
 	pp->timerg = 0;
+	pp->xattn.timerg = 0;
 	struct g *gp;
 	while ((gp = gqueue_pop(&q)) != NULL)
 		gqueue_push(&rev, gp);
@@ -1974,6 +2050,7 @@ static void schedinit(void)
 		pstore[i].id = i;
 		allp[i] = &pstore[i];
 	}
+	p_attn_all(PATTN_G0WORK);	/* sched.g0work_due starts at 0 */
 	stealorder_reset(nprocs);
 	schedfp_init();
 	trace_init();

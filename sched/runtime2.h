@@ -200,12 +200,55 @@ struct p {
 	/* The tick found the slice used up: a runnext chain that kept the
 	 * P goes to the global queue at its next G (findrunnable). */
 	uint32_t sliceover;
-	/* The tick found sched.g0work_due passed: findrunnable runs the
-	 * periodic work (g0_periodic) at its next round. */
-	uint32_t g0work;
-	/* Set by acquirep: the next execute arms this core's tick, which
-	 * from then on re-arms itself while the P runs Gs. */
-	uint32_t tickarm;
+	/*
+	 * What the scheduler's round must look at before the run queues
+	 * (findrunnable_attend), a byte each, all read by one 32-bit load:
+	 * all zero, a switch passes the lot with one test. A byte is a hint:
+	 * its writers set it after the condition, and only the owner clears
+	 * it, then reads the condition itself. A byte store is no
+	 * read-modify-write, so writers of different bytes (this core's tick,
+	 * another core's timer, a device's interrupt) never contend; Linux's
+	 * qspinlock shares a word between its locked and pending bytes the
+	 * same way, and both arches load a word's bytes in one access.
+	 */
+	union {
+		struct {
+			/* The periodic work (g0_periodic) is due: the tick
+			 * found sched.g0work_due passed, or it is 0, due at
+			 * every round (p_attn_all sets every P's). */
+			volatile uint8_t g0work;
+			/* timers.when0 != 0 (the heap's writers, timer.c). */
+			volatile uint8_t timers;
+			/* Devices may have readied Gs: the push that made
+			 * netpoll_readylist non-empty sets every P's. */
+			volatile uint8_t netpoll;
+			/* resumeg != NULL (gosched_fast must not apply). */
+			volatile uint8_t resume;
+		};
+		volatile uint8_t b[4];		/* by enum p_attn */
+		volatile uint32_t word;
+	} attn;
+	/*
+	 * What execute must do besides running the G, a byte each, read by
+	 * one load as attn's: the owner's, but for hooks and trace, which
+	 * schedinit sets on every P before the other cores start.
+	 */
+	union {
+		struct {
+			/* Set by acquirep: the next execute arms this core's
+			 * tick, which from then on re-arms itself while the P
+			 * runs Gs. */
+			volatile uint8_t tickarm;
+			/* timerg != 0 (findrunnable_attend). */
+			volatile uint8_t timerg;
+			/* sched_hooks != 0: schedfp (fingerprint.c). */
+			volatile uint8_t hooks;
+			/* trace_enabled: traceGoStart (tracebuf.c). */
+			volatile uint8_t trace;
+		};
+		volatile uint8_t b[4];		/* by enum p_xattn */
+		volatile uint32_t word;
+	} xattn;
 	/* Not 0 while a G runs on the P (0 between two Gs: schedule): the
 	 * time of the core's last tick or of the P's acquisition, a lower
 	 * bound on when the G was switched in (the watchdog reads it). */
@@ -259,6 +302,20 @@ struct p {
 	uintptr_t timerg;
 	uint64_t ntimerbypass;
 } __cacheline_aligned;
+
+/* pp->attn's and pp->xattn's bytes by index (p_attn_all). */
+enum p_attn { PATTN_G0WORK, PATTN_TIMERS, PATTN_NETPOLL, PATTN_RESUME };
+enum p_xattn { PXATTN_TICKARM, PXATTN_TIMERG, PXATTN_HOOKS, PXATTN_TRACE };
+_Static_assert(__builtin_offsetof(struct p, attn.netpoll) -
+	       __builtin_offsetof(struct p, attn) == PATTN_NETPOLL &&
+	       __builtin_offsetof(struct p, attn.resume) -
+	       __builtin_offsetof(struct p, attn) == PATTN_RESUME,
+	       "enum p_attn names attn's bytes");
+_Static_assert(__builtin_offsetof(struct p, xattn.hooks) -
+	       __builtin_offsetof(struct p, xattn) == PXATTN_HOOKS &&
+	       __builtin_offsetof(struct p, xattn.trace) -
+	       __builtin_offsetof(struct p, xattn) == PXATTN_TRACE,
+	       "enum p_xattn names xattn's bytes");
 
 struct schedt {
 	struct spinlock lock;		/* runq, pidle, midle, nmidle */

@@ -31,6 +31,24 @@ static inline bool runqput_ring(struct p *pp, struct g *gp)
 	atomic_store32(&pp->runqtail, t + 1);
 	return true;
 }
+/* gp to the tail of pp's ring and the G at its head out, as runqput_ring
+ * and then runqget_ring, where no thief can take from the ring: no other
+ * P exists (sched.nprocs 1, which changes only with the world stopped,
+ * and stealing needs a P). h and t: runqhead and runqtail, as the caller
+ * read them (nobody else moves them). The ring must hold a G; it may be
+ * full (the head's slot is read before the tail's is written). Owner
+ * only. */
+static __always_inline struct g *runq_rotate_alone(struct p *pp, struct g *gp,
+						   uint32_t h, uint32_t t)
+{
+	struct g *next = pp->runq[h % RUNQ_SIZE];
+	__atomic_store_n(&pp->runq[t % RUNQ_SIZE], gp, __ATOMIC_RELAXED);
+	/* store-release, as the CAS and the tail store they stand for:
+	 * other cores read the ring's length (ps, the watchdog). */
+	atomic_store32(&pp->runqhead, h + 1);
+	atomic_store32(&pp->runqtail, t + 1);
+	return next;
+}
 /* gp into runnext; returns the G it displaced (NULL if none), which the
  * caller puts on the ring (runqput(pp, old, false)). Owner only. An
  * atomic exchange, not a store: a thief may be taking runnext right now,

@@ -19,6 +19,16 @@ extern struct p *allp[MAX_CPUS];
 extern struct m allm[MAX_CPUS];
 extern volatile uint32_t mainstarted;	/* the main G exists: wakep may run */
 
+/* Sets one of pp->attn's bytes (runtime2.h), after the condition it
+ * flags: store-release. */
+static __always_inline void p_attn_set(struct p *pp, enum p_attn k, uint8_t v)
+{
+	__atomic_store_n(&pp->attn.b[k], v, __ATOMIC_RELEASE);
+}
+/* Sets byte k of every P's attn (proc.c): a condition that every P must
+ * look at (the ready list, the periodic work at every round). */
+void p_attn_all(enum p_attn k);
+
 /* The running G's M. Stable while it runs: a G changes M only through a
  * switch (preemption, at an interrupt or a safe point, is a switch too). */
 static inline struct m *getm(void) { return getg()->m; }
@@ -112,10 +122,10 @@ static __always_inline void stackcheck(struct g *gp)
 			     *(volatile uint64_t *)gp->stack_lo != STACK_CANARY))
 		stackcheck_sp(gp, sp);
 }
-/* dropg: the running G leaves its M (on g0, before it is requeued). */
-static __always_inline void dropg(void)
+/* dropg: the running G leaves its M, mp (getm(), on g0, before it is
+ * requeued; Go's reads getg().m: the callers have it already). */
+static __always_inline void dropg(struct m *mp)
 {
-	struct m *mp = getm();
 	struct g *gp = mp->curg;
 	stackcheck(gp);
 	glocal_switch_out(gp->stack_hi);	/* the C library's per-thread state */

@@ -90,7 +90,13 @@ static void update_when0(struct timers *ts)
 	uint64_t w = ts->len ? ts->heap[0]->when : 0;
 	/* store-release: a core that sees the deadline and takes the lock
 	 * finds the heap as it was then or newer. */
-	atomic_store64(&ts->when0, w < TIME_NEVER ? w : 0);
+	w = w < TIME_NEVER ? w : 0;
+	atomic_store64(&ts->when0, w);
+	/* The owner's round looks at when0 while this is set (a P's
+	 * timers are its struct p's). */
+	struct p *pp = (struct p *)((char *)ts - __builtin_offsetof(struct p, timers));
+	if (pp->attn.timers != (w != 0))
+		p_attn_set(pp, PATTN_TIMERS, w != 0);
 }
 
 static void heap_grow(struct timers *ts)

@@ -222,6 +222,8 @@ void trace_init(void)
 	printf("gmk: execution trace on: %llu KiB per P (%u events)\n",
 	       (unsigned long long)(npages * PAGE_SIZE / 1024), tracebufs[0].cap);
 	__atomic_store_n(&trace_enabled, true, __ATOMIC_RELEASE);	/* before the other cores start (smp_release_cores) */
+	for (uint32_t i = 0; i < MAX_CPUS; i++)
+		allp[i]->xattn.trace = 1;	/* execute's traceGoStart */
 }
 
 /* ---- writing out --------------------------------------------------- */

@@ -118,6 +118,65 @@ TEST(netpoll_deadline_set_during_the_wait_wakes_the_waiter)
 	ASSERT_GE(nanotime(), d);
 }
 
+/*
+ * A G readied by a device becomes runnable only when a P polls: at
+ * findrunnable's netpoll step, which Ps whose Gs only yield never reach
+ * (their queues are never empty), or at the look each round makes once
+ * the oldest readied G has waited NETPOLL_MAX_DELAY_NS (Go's sysmon
+ * poll). netpollready from a G stands in for the interrupt, and makes no
+ * netpoll_kick: with two yielding Gs for every P and this G yielding too,
+ * only the rounds' look can run the waiter. It must run before the
+ * yielders stop (10 s: a loaded host delays it, but it comes once the
+ * list is overdue, at the next round of any P).
+ */
+static struct pollDesc ny_pd;
+static volatile uint64_t ny_woke, ny_yielding, ny_exited;
+static volatile uint32_t ny_stop;
+
+static void ny_waiter(void *arg)
+{
+	(void)arg;
+	if (poll_wait(&ny_pd, 'r') == POLL_OK)
+		atomic_store64(&ny_woke, nanotime());
+}
+
+static void ny_yielder(void *arg)
+{
+	(void)arg;
+	atomic_xadd64(&ny_yielding, 1);
+	while (!atomic_load32(&ny_stop))
+		gosched();
+	atomic_xadd64(&ny_exited, 1);
+}
+
+TEST(netpoll_readied_g_runs_while_yielders_keep_every_p_busy)
+{
+	memset(&ny_pd, 0, sizeof ny_pd);
+	atomic_store64(&ny_woke, 0);
+	atomic_store64(&ny_yielding, 0);
+	atomic_store64(&ny_exited, 0);
+	atomic_store32(&ny_stop, 0);
+	go(ny_waiter, NULL);
+	while (!pd_parked(&ny_pd, 'r'))
+		sleep_ns(NSEC_PER_MSEC);
+	uint64_t n = 2 * (uint64_t)sched_nprocs();
+	for (uint64_t i = 0; i < n; i++)
+		go(ny_yielder, NULL);
+	ASSERT_EQ(wait_count(&ny_yielding, n, 10 * NSEC_PER_SEC), n);
+	uint64_t t0 = nanotime();
+	netpollready(&ny_pd, 'r');
+	while (atomic_load64(&ny_woke) == 0 && nanotime() - t0 < 10 * NSEC_PER_SEC)
+		gosched();
+	uint64_t woke = atomic_load64(&ny_woke);
+	atomic_store32(&ny_stop, 1);
+	ASSERT_EQ(wait_count(&ny_exited, n, 10 * NSEC_PER_SEC), n);
+	ASSERT(woke != 0);
+	printf("# the readied G ran %llu us after netpollready (overdue at %llu us), "
+	       "%llu yielders on %u Ps\n", (unsigned long long)((woke - t0) / 1000),
+	       (unsigned long long)(NETPOLL_MAX_DELAY_NS / 1000), (unsigned long long)n,
+	       sched_nprocs());
+}
+
 static struct pollDesc dbl_pd;
 
 static void dbl_waiter(void *arg)
