@@ -1081,7 +1081,7 @@ static __noinline struct g *findrunnable_attend(struct m *mp, bool *timer_readie
 	 * stop-the-world): the byte is cleared before the work (a full
 	 * barrier: a p_attn_all after it sets it again) and set
 	 * again while the deadline stays 0. */
-	if (pp->attn.g0work) {
+	if (p_attn_get(pp, PATTN_G0WORK)) {
 		p_attn_set(pp, PATTN_G0WORK, 0);
 		smp_mb();
 		g0_periodic(nanotime());
@@ -1116,7 +1116,7 @@ static __noinline struct g *findrunnable_attend(struct m *mp, bool *timer_readie
 	 * The byte stays set while the list holds Gs; cleared before the
 	 * look (a full barrier: a push that makes the list non-empty after
 	 * it sets the byte again). */
-	if (pp->attn.netpoll) {
+	if (p_attn_get(pp, PATTN_NETPOLL)) {
 		p_attn_set(pp, PATTN_NETPOLL, 0);
 		smp_mb();
 		if (netpoll_pending()) {

@@ -25,6 +25,11 @@ static __always_inline void p_attn_set(struct p *pp, enum p_attn k, uint8_t v)
 {
 	__atomic_store_n(&pp->attn.b[k], v, __ATOMIC_RELEASE);
 }
+/* Reads one of them (another core may be setting it). */
+static __always_inline uint8_t p_attn_get(struct p *pp, enum p_attn k)
+{
+	return __atomic_load_n(&pp->attn.b[k], __ATOMIC_ACQUIRE);
+}
 /* Sets byte k of every P's attn (proc.c): a condition that every P must
  * look at (the ready list, the periodic work at every round). */
 void p_attn_all(enum p_attn k);
