@@ -289,6 +289,12 @@ TEST(sched_wakeup_netpoll_readied_g_is_no_deadlock_between_list_and_count)
 		ipi_send((unsigned)target, IPI_PING);
 		atomic_store64(&dl_idle, 1);
 		waitgroup_wait(&dl_wg);		/* this M goes idle: the last */
+		/* The hook runs after netpollready's push: an M awake then
+		 * (the try that misses the window) may take the readied G and
+		 * the waiter finish first. It still runs: wait for it. */
+		uint64_t hook_end = nanotime() + 10 * NSEC_PER_SEC;
+		while (atomic_load32(&dl_armed) != 0 && nanotime() < hook_end)
+			sleep_ns(100 * NSEC_PER_USEC);
 		__atomic_store_n(&ipi_ping_hook, NULL, __ATOMIC_RELEASE);
 		__atomic_store_n(&sched_race_hook, NULL, __ATOMIC_RELEASE);
 		EXPECT_EQ(atomic_load32(&dl_armed), 0);	/* the hook ran */
