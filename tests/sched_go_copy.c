@@ -205,7 +205,7 @@ TEST(sched_go_copy_100000_spawns_leave_no_copy_behind)
 			waitgroup_wait(&leak_wg);
 		}
 		/* Exited too: a G on its way out still holds its copy. */
-		ASSERT(wait_quiescent(10 * NSEC_PER_SEC));
+		ASSERT(wait_quiescent(QUIESCENT_TIMEOUT_NS));
 		gfree_release_stacks();
 		uint64_t km1 = kmalloc_bytes_in_use();
 		uint64_t pg1 = page_bytes_in_use() - g_record_pages_bytes();

@@ -21,8 +21,6 @@
 #include "tests/sched_testutil.h"
 
 #define SMALL_GS 2000u
-/* How long the Gs that said they were done may take to exit. */
-#define SETTLE_NS (10 * NSEC_PER_SEC)
 
 struct small_park {
 	chan_t c;
@@ -59,7 +57,7 @@ TEST(sched_small_stack_gs_cost_half_a_page_and_give_it_back)
 	chan_close(sp.c);
 	waitgroup_wait(&sp.done);		/* every G saw its scratch intact */
 	/* Exited too: a G on its way out still holds its stack. */
-	ASSERT(wait_quiescent(SETTLE_NS));
+	ASSERT(wait_quiescent(QUIESCENT_TIMEOUT_NS));
 	chan_free(sp.c);
 	gfree_release_stacks();
 	uint64_t after = page_bytes_in_use();
@@ -119,7 +117,7 @@ TEST(sched_min_stack_gs_cost_a_quarter_page_and_give_it_back)
 	waitgroup_wait(&sp.done);
 	/* Exited too: a G on its way out still holds its stack (at hosted
 	 * smp 8 under a host hog, 320 pages were still in use after). */
-	ASSERT(wait_quiescent(SETTLE_NS));
+	ASSERT(wait_quiescent(QUIESCENT_TIMEOUT_NS));
 	chan_free(sp.c);
 	gfree_release_stacks();
 	uint64_t after = page_bytes_in_use();

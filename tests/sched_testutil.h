@@ -129,6 +129,10 @@ static inline bool sched_quiescent(void)
 	       atomic_load32(&sched.npidle) == sched_nprocs() - 1;
 }
 
+/* How long the Gs that said they were done may take to exit: every
+ * caller's timeout. */
+#define QUIESCENT_TIMEOUT_NS (10 * NSEC_PER_SEC)
+
 /* Yield until sched_quiescent(); false after timeout_ns. */
 static inline bool wait_quiescent(uint64_t timeout_ns)
 {
