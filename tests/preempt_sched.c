@@ -19,13 +19,14 @@
 #define SPIN_MAX_NS (5 * NSEC_PER_SEC)
 
 static volatile uint32_t spin_stop;
-static volatile uint64_t spin_exited;
+static volatile uint64_t spin_exited, spin_started;
 
 /* A G that spins in registers until spin_stop (looked at every chunk). */
 static void spinner(void *arg)
 {
 	uint64_t end = nanotime() + SPIN_MAX_NS;
 	(void)arg;
+	atomic_xadd64(&spin_started, 1);
 	while (!atomic_load32(&spin_stop) && nanotime() < end)
 		spin_registers(SPIN_CHUNK);
 	atomic_xadd64(&spin_exited, 1);
@@ -35,6 +36,7 @@ static void spinners_start(uint32_t n)
 {
 	atomic_store32(&spin_stop, 0);
 	atomic_store64(&spin_exited, 0);
+	atomic_store64(&spin_started, 0);
 	for (uint32_t i = 0; i < n; i++)
 		go(spinner, NULL);
 }
@@ -49,6 +51,9 @@ static uint64_t spinners_stop(uint32_t n)
  * TestPreemption / TestAsyncPreempt: one G per P spins with no calls and
  * no memory accesses; this G still gets a P back (only preemption can
  * give it one), sleeps and yields its way through, and ends the test.
+ * The rounds begin once every spinner has run: until then a P that has
+ * not taken one yet (a vCPU the host has not run for a while) could run
+ * this G without a preemption.
  */
 #define TIGHT_ROUNDS 5
 
@@ -56,9 +61,10 @@ TEST(preempt_tight_loops_cannot_starve_another_g)
 {
 	test_needs_async_preempt();
 	uint32_t np = sched_nprocs();
-	uint64_t pre0 = SUM_P(npreempt), t0 = nanotime();
 
 	spinners_start(np);
+	ASSERT_EQ(wait_count(&spin_started, np, 10 * NSEC_PER_SEC), (uint64_t)np);
+	uint64_t pre0 = SUM_P(npreempt), t0 = nanotime();
 	for (int i = 0; i < TIGHT_ROUNDS; i++) {
 		sleep_ns(2 * NSEC_PER_MSEC);	/* the spinners take every P */
 		gosched();
