@@ -1105,7 +1105,8 @@ static __noinline struct g *findrunnable_attend(struct m *mp, bool *timer_readie
 		}
 	}
 
-	/* As findrunnable_local, whose test this replaces. */
+	/* A G locked to this M (findrunnable_local tests this itself when
+	 * no attn byte is set). */
 	if (unlikely(atomic_load32(&mp->nlockedq) != 0)) {
 		gp = lockedq_take(mp);
 		if (gp)
