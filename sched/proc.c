@@ -442,10 +442,11 @@ static __noinline void g0_periodic(uint64_t now)
 	}
 }
 
-/* The periodic work at every round (sched.g0work_due 0, stored first):
- * every P's next round looks, and each looks again while it stays 0
- * (findrunnable_attend). Any P: a P that gomaxprocs adds later finds its
- * byte set too. */
+/* Byte k of every P's attn, after the condition every P must look at:
+ * the periodic work at every round (sched.g0work_due 0: each P looks
+ * again while it stays 0), the ready list become non-empty (netpoll.c).
+ * Every P there can be: one that gomaxprocs adds later finds its byte
+ * set too. */
 void p_attn_all(enum p_attn k)
 {
 	for (uint32_t i = 0; i < MAX_CPUS; i++)
