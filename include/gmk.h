@@ -92,7 +92,6 @@ struct context;
 #define CONSOLE_ERR_NOINPUT	(-2L)
 
 void waitgroup_add(struct waitgroup *wg, int32_t delta);
-static inline void waitgroup_done(struct waitgroup *wg) { waitgroup_add(wg, -1); }
 #endif /* GMK_PUBLIC_CHECK */
 
 /* ---- goroutines (Go's go statement, runtime) ---- */
@@ -132,6 +131,7 @@ void rwmutex_rlock(struct rwmutex *rw);
 void rwmutex_runlock(struct rwmutex *rw);
 void rwmutex_lock(struct rwmutex *rw);
 void rwmutex_unlock(struct rwmutex *rw);
+void waitgroup_done(struct waitgroup *wg);
 void waitgroup_wait(struct waitgroup *wg);
 void once_do(struct once *o, void (*fn)(void *), void *arg);
 void cond_init(struct cond *c, struct mutex *L);

@@ -61,7 +61,9 @@ struct waitgroup {
 };
 
 void waitgroup_add(struct waitgroup *wg, int32_t delta);
-static inline void waitgroup_done(struct waitgroup *wg) { waitgroup_add(wg, -1); }
+/* waitgroup_add(wg, -1), whose common case (the counter still above 0)
+ * returns after the one atomic add. */
+void waitgroup_done(struct waitgroup *wg);
 void waitgroup_wait(struct waitgroup *wg);
 
 /* ---- Once (sched/once.c) ---- */

@@ -7,13 +7,12 @@
 #include "kernel/panic.h"
 #include "sched/sync.h"
 
-void waitgroup_add(struct waitgroup *wg, int32_t delta)
+/* The counter is now v = state's high half, after adding delta; the misuse
+ * checks, and the wake-up of the waiters when it reached 0. */
+static __noinline void waitgroup_settle(struct waitgroup *wg, uint64_t state, int32_t delta)
 {
-	uint64_t state = atomic_xadd64(&wg->state,
-				       (int64_t)((uint64_t)(int64_t)delta << 32));
 	int32_t v = (int32_t)(state >> 32);
 	uint32_t w = (uint32_t)state;
-
 	if (v < 0)
 		panic("sync: negative WaitGroup counter");
 	if (w != 0 && delta > 0 && v == delta)
@@ -31,6 +30,26 @@ void waitgroup_add(struct waitgroup *wg, int32_t delta)
 	atomic_store64(&wg->state, 0);
 	for (; w != 0; w--)
 		semrelease1(&wg->sema, false);
+}
+
+void waitgroup_add(struct waitgroup *wg, int32_t delta)
+{
+	uint64_t state = atomic_xadd64(&wg->state,
+				       (int64_t)((uint64_t)(int64_t)delta << 32));
+	/* Above 0 with no waiter: nothing to check or wake. */
+	if (likely((int32_t)(state >> 32) > 0 && (uint32_t)state == 0))
+		return;
+	waitgroup_settle(wg, state, delta);
+}
+
+/* Add(-1): with the counter still above 0 there is nothing to check (a
+ * negative counter and a Wait to wake need it at 0 or below). */
+void waitgroup_done(struct waitgroup *wg)
+{
+	uint64_t state = atomic_xadd64(&wg->state, (int64_t)((uint64_t)-1 << 32));
+	if (likely((int32_t)(state >> 32) > 0))
+		return;
+	waitgroup_settle(wg, state, -1);
 }
 
 void waitgroup_wait(struct waitgroup *wg)
