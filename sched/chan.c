@@ -190,20 +190,53 @@ __always_inline struct sudog *waitq_dequeue(struct waitq *q)
 
 /* ---- direct hand-off to a parked peer ---------------------------------- */
 
-/* One element: inline moves for the sizes of a word or two (ints,
- * pointers: most channels), memcpy for the rest. */
+/*
+ * One element: inline moves for the sizes of a word or two (ints,
+ * pointers: most channels), memcpy for the rest. Under -mstrict-align
+ * (aarch64: the kernel runs code before its MMU maps memory as normal)
+ * gcc cannot move a word of unknown alignment inline and calls memcpy
+ * for __builtin_memcpy too; there a naturally aligned pair (the
+ * common case) moves inline and the rest goes to memcpy.
+ */
+#if defined(__aarch64__) && !defined(__ARM_FEATURE_UNALIGNED)
+#define ELEM_ALIGN_MASK(n) ((n) - 1)
+#else
+#define ELEM_ALIGN_MASK(n) 0
+#endif
+typedef uint16_t __attribute__((may_alias)) elem16_t;
+typedef uint32_t __attribute__((may_alias)) elem32_t;
+typedef uint64_t __attribute__((may_alias)) elem64_t;
+
 static __always_inline void
 elemcopy(void *dst, const void *src, uint32_t n)
 {
+	uintptr_t both = (uintptr_t)dst | (uintptr_t)src;
 	switch (n) {
-	case 0: break;
-	case 1: __builtin_memcpy(dst, src, 1); break;
-	case 2: __builtin_memcpy(dst, src, 2); break;
-	case 4: __builtin_memcpy(dst, src, 4); break;
-	case 8: __builtin_memcpy(dst, src, 8); break;
-	case 16: __builtin_memcpy(dst, src, 16); break;
-	default: memcpy(dst, src, n); break;
+	case 0: return;
+	case 1: *(uint8_t *)dst = *(const uint8_t *)src; return;
+	case 2:
+		if (both & ELEM_ALIGN_MASK(2))
+			break;
+		*(elem16_t *)dst = *(const elem16_t *)src;
+		return;
+	case 4:
+		if (both & ELEM_ALIGN_MASK(4))
+			break;
+		*(elem32_t *)dst = *(const elem32_t *)src;
+		return;
+	case 8:
+		if (both & ELEM_ALIGN_MASK(8))
+			break;
+		*(elem64_t *)dst = *(const elem64_t *)src;
+		return;
+	case 16:
+		if (both & ELEM_ALIGN_MASK(8))
+			break;
+		((elem64_t *)dst)[0] = ((const elem64_t *)src)[0];
+		((elem64_t *)dst)[1] = ((const elem64_t *)src)[1];
+		return;
 	}
+	memcpy(dst, src, n);
 }
 
 /*
