@@ -73,6 +73,19 @@ void glocal_park(void);
  * what its area points to. */
 void glocal_exit(void);
 
+/* Whether glocal_exit has anything to do for the G whose stack top is
+ * stack_hi: goexit's test, so that a G that never printed nor used the
+ * C library's state exits without the call. */
+static inline int glocal_exit_due(uintptr_t stack_hi)
+{
+	const struct glocal *l = glocal_of(stack_hi);
+#ifdef GLOCAL_ARCH_LIBC
+	return l->line != 0 || l->libc != 0;
+#else
+	return l->line != 0;
+#endif
+}
+
 /*
  * The scheduler's switch hooks, on g0 on the core the G ran on: the G
  * stopped running there (dropg, before anyone else can run it) and is

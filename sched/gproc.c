@@ -26,9 +26,6 @@
  * the G's link, last written on the core that freed it, one cache miss
  * after another.
  */
-#define GFREE_LOCAL_MAX  64
-#define GFREE_LOCAL_KEEP 32
-#define GFREE_BATCH	 (GFREE_LOCAL_MAX - GFREE_LOCAL_KEEP)
 _Static_assert(GFREE_BATCH == GFREE_LOCAL_KEEP, "a refill takes one whole batch");
 
 /* allgadd: every G record ever made, for checkdead and the fault handler.
@@ -50,14 +47,11 @@ void gfput(struct p *pp, struct g *gp)
 {
 	if (readgstatus(gp) != _Gdead)
 		panic("gfput: goroutine %llu not dead", (unsigned long long)gp->goid);
-	if (gp->stack_npages == STACK_DEFAULT_NPAGES) {
-		stackcache_put(pp, gp->stack_alloc);
-		gp->stack_alloc = gp->stack_lo = gp->stack_hi = 0;
-		gp->stack_npages = 0;
-	}
-	glist_push(&pp->gfree, gp);
-	if (pp->gfree.size < GFREE_LOCAL_MAX)
-		return;
+	gfput_dead(pp, gp);
+}
+
+void gfput_spill(struct p *pp)
+{
 	/* The GFREE_BATCH at the head (freed last, on this core: their
 	 * links are warm) go, as Go's pops take them. */
 	struct g *first = pp->gfree.head, *last = first;
@@ -75,28 +69,34 @@ void gfput(struct p *pp, struct g *gp)
 	spin_unlock(&sched.gfree_lock);
 }
 
+/* gfget's refill: pp's list is empty and the global one is not. */
+static __noinline void gfget_refill(struct p *pp)
+{
+	/* One batch, whole: its first and last G are all it reads. */
+	spin_lock(&sched.gfree_lock);
+	struct g *first = sched.gfree.head;
+	if (first) {
+		struct g *last = first->gfreelast;
+		__atomic_store_n(&sched.gfree.head, last->schedlink, __ATOMIC_RELAXED);
+		/* The sizes as in gfput. */
+		__atomic_store_n(&sched.gfree.size, sched.gfree.size - GFREE_BATCH,
+				 __ATOMIC_RELAXED);
+		last->schedlink = NULL;
+		first->gfreelast = NULL;
+		pp->gfree.head = first;
+		__atomic_store_n(&pp->gfree.size, GFREE_BATCH, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&sched.gfree_lock);
+}
+
 /* gfget: a dead G record, or NULL. It may keep a stack (not of the
- * default size) that its last G had. */
-static struct g *gfget(struct p *pp)
+ * default size) that its last G had. Inline in newproc1, the refill out
+ * of line. */
+static __always_inline struct g *gfget(struct p *pp)
 {
 	if (glist_empty(&pp->gfree) &&
-	    __atomic_load_n(&sched.gfree.head, __ATOMIC_RELAXED) != NULL) {
-		/* One batch, whole: its first and last G are all it reads. */
-		spin_lock(&sched.gfree_lock);
-		struct g *first = sched.gfree.head;
-		if (first) {
-			struct g *last = first->gfreelast;
-			__atomic_store_n(&sched.gfree.head, last->schedlink, __ATOMIC_RELAXED);
-			/* The sizes as in gfput. */
-			__atomic_store_n(&sched.gfree.size, sched.gfree.size - GFREE_BATCH,
-					 __ATOMIC_RELAXED);
-			last->schedlink = NULL;
-			first->gfreelast = NULL;
-			pp->gfree.head = first;
-			__atomic_store_n(&pp->gfree.size, GFREE_BATCH, __ATOMIC_RELAXED);
-		}
-		spin_unlock(&sched.gfree_lock);
-	}
+	    __atomic_load_n(&sched.gfree.head, __ATOMIC_RELAXED) != NULL)
+		gfget_refill(pp);
 	struct g *gp = glist_pop(&pp->gfree);
 	/* The next go() on this P will most likely take the next dead G:
 	 * start loading its record (two lines) now. A spawning loop then

@@ -13,6 +13,7 @@
 #include "kernel/spinlock.h"
 #include "sched/netpoll.h"
 #include "sched/schedimpl.h"
+#include "sched/sudog.h"
 #include "sched/tracebuf.h"
 
 /* gopark's part after the console line: preemption is off (once, counted
@@ -21,10 +22,8 @@ static __always_inline void gopark_switch(struct g *gp, bool (*unlockf)(struct g
 					  void *lock, enum waitreason reason)
 {
 	struct m *mp = gp->m;
-	if (gp == mp->g0) {
-		timer_callback_blocked_check();
-		panic("gopark on g0");
-	}
+	if (gp == mp->g0)
+		gopark_on_g0();
 	/* A G that is not _Grunning here: park_m's casgstatus reports it,
 	 * naming the G and both statuses. */
 	mp->waitunlockf = unlockf;
@@ -57,16 +56,12 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	gopark_switch(gp, unlockf, lock, reason);
 }
 
-/* gopark for a caller holding a spinlock (sudog.h: goparkunlock_spin):
- * the lock's preempt-off count is the one gopark would raise, and park_m
- * drops it after unlockf has released the lock. One count, not two: on
- * aarch64 each raise masks interrupts around it. */
-void gopark_held(bool (*unlockf)(struct g *, void *), void *lock,
-		 enum waitreason reason)
+/* gopark or goparkunlock_spin (sudog.h) called on g0: a timer callback's
+ * park is named as such, anything else is this panic. */
+void gopark_on_g0(void)
 {
-	struct g *gp = getg();
-	gopark_line(gp);
-	gopark_switch(gp, unlockf, lock, reason);
+	timer_callback_blocked_check();
+	panic("gopark on g0");
 }
 
 /*
@@ -97,7 +92,12 @@ void gosched(void)
 
 void goexit(void)
 {
-	glocal_exit();	/* its partial line out, its C library state freed */
+	/* Its partial line out, its C library state freed, where it has
+	 * either (on g0, whose area this is not, glocal_exit does nothing,
+	 * and mcall panics). */
+	struct g *gp = getg();
+	if (gp->stack_hi && glocal_exit_due(gp->stack_hi))
+		glocal_exit();
 	mcall(goexit0);
 	__builtin_unreachable();
 }

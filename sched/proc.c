@@ -1530,6 +1530,24 @@ __hot void park_m(struct g *gp)
 	schedule(mp);
 }
 
+/* park_m for goparkunlock_spin (sudog.h): the unlock function is known,
+ * spin_unlock_nopreempt of mp->waitlock, and runs inline, where park_m
+ * calls one through a pointer and tests its result (a spinlock's always
+ * lets the G park). */
+__hot void park_m_spin(struct g *gp)
+{
+	struct m *mp = getm();
+	preempt_enable_no_resched();	/* the lock's; we are switching anyway */
+	setgstatus(gp, _Grunning, _Gwaiting);
+	traceGoPark(gp);
+	dropg(mp);
+	struct spinlock *lock = mp->waitlock;
+	mp->waitlock = NULL;
+	/* After gp is _Gwaiting and its context saved, as park_m's. */
+	spin_unlock_nopreempt(lock);
+	schedule(mp);
+}
+
 /*
  * gosched_fast: gosched's put and the next round's get under one hold of
  * sched.lock, where nothing can come between them. When this P has no
@@ -1801,7 +1819,7 @@ __hot void goexit0(struct g *gp)
 		gp->lockedm = NULL;
 		gp->lockedext = 0;
 	}
-	gfput(mp->p, gp);
+	gfput_dead(mp->p, gp);	/* gfput, less its status check: made _Gdead above */
 	prefetch_after_exit(mp->p);
 	schedule(mp);
 }

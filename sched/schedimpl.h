@@ -96,6 +96,7 @@ static __always_inline void wakep(void)
 }
 /* proc.c: the mcall targets of gopark, gosched, goyield and goexit (park.c). */
 __hot void park_m(struct g *gp);
+__hot void park_m_spin(struct g *gp);
 __hot void gosched_m(struct g *gp);
 __hot void goyield_m(struct g *gp);
 __hot void goexit0(struct g *gp);
@@ -218,6 +219,28 @@ void stackcache_put(struct p *pp, uintptr_t base);
 void stackalloc(struct g *gp, size_t bytes, uint64_t goid);
 /* gp's stack back to the pool or the page allocator (none: nothing). */
 void stackfree(struct g *gp);
+
+/* gproc.c: each P's free G list (Go's gfput / gfget: 64 and 32; see
+ * gproc.c). */
+#define GFREE_LOCAL_MAX  64
+#define GFREE_LOCAL_KEEP 32
+#define GFREE_BATCH	 (GFREE_LOCAL_MAX - GFREE_LOCAL_KEEP)
+/* pp's free list is full: a batch of it to the global list. */
+void gfput_spill(struct p *pp);
+/* gfput's body, for a caller that has just made gp _Gdead (goexit0): gp
+ * onto pp's free list, a default-size stack into pp's stack cache (owner
+ * only). */
+static __always_inline void gfput_dead(struct p *pp, struct g *gp)
+{
+	if (gp->stack_npages == STACK_DEFAULT_NPAGES) {
+		stackcache_put(pp, gp->stack_alloc);
+		gp->stack_alloc = gp->stack_lo = gp->stack_hi = 0;
+		gp->stack_npages = 0;
+	}
+	glist_push(&pp->gfree, gp);
+	if (unlikely(pp->gfree.size >= GFREE_LOCAL_MAX))
+		gfput_spill(pp);
+}
 
 /* checkdead.c: caller holds sched.lock */
 void checkdead(void);
@@ -362,10 +385,9 @@ void ready_locked(struct m *mp, struct g *gp);
 __cold __attribute__((noreturn)) void goready_bad(struct g *gp, uint32_t st);
 static __always_inline void ready_nopreempt(struct g *gp)
 {
-	uint32_t st = readgstatus(gp);
-	if (unlikely(st != _Gwaiting))
-		goready_bad(gp, st);
-	casgstatus(gp, _Gwaiting, _Grunnable);
+	/* The CAS is the check: a G in any other status is a misuse. */
+	if (unlikely(!atomic_cas32(&gp->atomicstatus, _Gwaiting, _Grunnable)))
+		goready_bad(gp, readgstatus(gp));
 	traceGoUnpark(gp);
 	if (unlikely(gp->lockedm != NULL)) {
 		ready_locked(getm(), gp);	/* to its core, now */

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/console.h"
+#include "kernel/glocal.h"
 #include "kernel/spinlock.h"
 #include "sched/sched.h"
 
@@ -108,30 +110,29 @@ static inline void waitq_remove(struct waitq *q, struct sudog *sg)
 	}
 }
 
-/* gopark for a caller whose spinlock holds preemption off (park.c): that
- * count is gopark's, and unlockf must not drop it. */
-void gopark_held(bool (*unlockf)(struct g *, void *), void *lock,
-		 enum waitreason reason);
-
 /*
  * Park, then release this spinlock (Go's goparkunlock). The unlock runs on
  * the core's g0 after the G's context is saved, so a waker that takes the
  * lock afterwards always finds a parked G. It is the same core that took
  * the lock (a G holding a spinlock is not preempted, kernel/preempt.h), so
- * the lock's holder check and the core's preempt-off count balance.
+ * the lock's holder check and the core's preempt-off count balance: that
+ * count is the park's, dropped on g0 (proc.c's park_m_spin).
  */
-static inline bool parkunlock_spin(struct g *gp, void *lock)
+void park_m_spin(struct g *gp);			/* proc.c */
+__attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
+static __always_inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
 {
-	(void)gp;
-	/* The preempt-off count the lock raised is park_m's to drop
-	 * (gopark_held): on g0, switching anyway, no pending-switch check. */
-	spin_unlock_nopreempt((struct spinlock *)lock);
-	return true;
-}
-
-static inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
-{
-	gopark_held(parkunlock_spin, l, reason);
+	struct g *gp = getg();
+	struct m *mp = gp->m;
+	if (unlikely(gp == mp->g0))
+		gopark_on_g0();
+	/* A line the G has begun goes out before it waits (park.c). */
+	struct console_gline *line = glocal_of(gp->stack_hi)->line;
+	if (unlikely(line && line->len))
+		glocal_park();
+	mp->waitlock = l;
+	gp->waitreason = reason;
+	mcall(park_m_spin);
 }
 
 #endif
