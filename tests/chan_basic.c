@@ -319,3 +319,73 @@ TEST(chan_nonblocking_recv_racing_close_never_reports_would_block)
 	}
 	EXPECT_EQ(nbrecv_wouldblock, 0);
 }
+
+/* ---- elements at every alignment ---- */
+
+/*
+ * Elements of 2, 4, 8 and 16 bytes sent from and received into every
+ * byte offset of a buffer, through an unbuffered channel (the value
+ * moves straight between the two Gs' buffers, either one parked) and a
+ * buffered one: elemcopy moves an aligned pair inline and the rest with
+ * memcpy (sched/chan.c), and every byte must arrive whichever it takes.
+ */
+#define ALIGN_ROUNDS 64
+
+struct align_arg {
+	chan_t c;
+	uint32_t size;
+	struct waitgroup *wg;
+};
+
+static uint8_t align_byte(uint32_t size, uint32_t round, uint32_t k)
+{
+	return (uint8_t)(size * 31 + round * 7 + k * 13 + 1);
+}
+
+static void align_sender(void *p)
+{
+	struct align_arg *a = p;
+	_Alignas(16) uint8_t buf[32];
+
+	for (uint32_t r = 0; r < ALIGN_ROUNDS; r++) {
+		uint8_t *at = buf + r % 16;
+		for (uint32_t k = 0; k < a->size; k++)
+			at[k] = align_byte(a->size, r, k);
+		chan_send(a->c, at);
+		if (r % 3 == 0)
+			gosched();	/* now the receiver parks first, now the sender */
+	}
+	waitgroup_done(a->wg);
+}
+
+TEST(chan_elements_at_every_alignment_arrive_whole)
+{
+	static const uint32_t sizes[] = { 2, 4, 8, 16 };
+
+	for (uint32_t cap = 0; cap <= 2; cap += 2) {
+		for (uint32_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			struct waitgroup wg = { 0 };
+			struct align_arg a = { chan_make(sizes[s], cap), sizes[s], &wg };
+			_Alignas(16) uint8_t buf[32];
+
+			waitgroup_add(&wg, 1);
+			go(align_sender, &a);
+			for (uint32_t r = 0; r < ALIGN_ROUNDS; r++) {
+				uint8_t *at = buf + (r * 5) % 16;
+				memset(buf, 0xee, sizeof buf);
+				ASSERT(chan_recv(a.c, at));
+				for (uint32_t k = 0; k < a.size; k++)
+					ASSERT_EQ(at[k], align_byte(a.size, r, k));
+				/* Nothing written around it. */
+				for (uint8_t *q = buf; q < at; q++)
+					ASSERT_EQ(*q, 0xee);
+				for (uint8_t *q = at + a.size; q < buf + sizeof buf; q++)
+					ASSERT_EQ(*q, 0xee);
+				if (r % 4 == 1)
+					gosched();
+			}
+			waitgroup_wait(&wg);
+			chan_free(a.c);
+		}
+	}
+}
