@@ -195,13 +195,16 @@ __always_inline struct sudog *waitq_dequeue(struct waitq *q)
  * pointers: most channels), memcpy for the rest. Under -mstrict-align
  * (aarch64: the kernel runs code before its MMU maps memory as normal)
  * gcc cannot move a word of unknown alignment inline and calls memcpy
- * for __builtin_memcpy too; there a naturally aligned pair (the
- * common case) moves inline and the rest goes to memcpy.
+ * for __builtin_memcpy too (__builtin_assume_aligned does not change
+ * that in gcc 12); there a naturally aligned pair (the common case) moves
+ * as words, once checked, and the rest goes to memcpy. Elsewhere a word
+ * moves inline at any alignment.
  */
-#if defined(__aarch64__) && !defined(__ARM_FEATURE_UNALIGNED)
-#define ELEM_ALIGN_MASK(n) ((n) - 1)
+#if defined(__aarch64__)	/* arch.mk's -mstrict-align (gcc 12 still
+				 * defines __ARM_FEATURE_UNALIGNED under it) */
+#define ELEM_STRICT_ALIGN 1
 #else
-#define ELEM_ALIGN_MASK(n) 0
+#define ELEM_STRICT_ALIGN 0
 #endif
 typedef uint16_t __attribute__((may_alias)) elem16_t;
 typedef uint32_t __attribute__((may_alias)) elem32_t;
@@ -212,28 +215,44 @@ elemcopy(void *dst, const void *src, uint32_t n)
 {
 	uintptr_t both = (uintptr_t)dst | (uintptr_t)src;
 	switch (n) {
-	case 0: return;
-	case 1: *(uint8_t *)dst = *(const uint8_t *)src; return;
+	case 0:
+		return;
+	case 1:
+		*(uint8_t *)dst = *(const uint8_t *)src;
+		return;
 	case 2:
-		if (both & ELEM_ALIGN_MASK(2))
+		if (!ELEM_STRICT_ALIGN)
+			__builtin_memcpy(dst, src, 2);
+		else if (both & 1)
 			break;
-		*(elem16_t *)dst = *(const elem16_t *)src;
+		else
+			*(elem16_t *)dst = *(const elem16_t *)src;
 		return;
 	case 4:
-		if (both & ELEM_ALIGN_MASK(4))
+		if (!ELEM_STRICT_ALIGN)
+			__builtin_memcpy(dst, src, 4);
+		else if (both & 3)
 			break;
-		*(elem32_t *)dst = *(const elem32_t *)src;
+		else
+			*(elem32_t *)dst = *(const elem32_t *)src;
 		return;
 	case 8:
-		if (both & ELEM_ALIGN_MASK(8))
+		if (!ELEM_STRICT_ALIGN)
+			__builtin_memcpy(dst, src, 8);
+		else if (both & 7)
 			break;
-		*(elem64_t *)dst = *(const elem64_t *)src;
+		else
+			*(elem64_t *)dst = *(const elem64_t *)src;
 		return;
 	case 16:
-		if (both & ELEM_ALIGN_MASK(8))
+		if (!ELEM_STRICT_ALIGN) {
+			__builtin_memcpy(dst, src, 16);
+		} else if (both & 7) {
 			break;
-		((elem64_t *)dst)[0] = ((const elem64_t *)src)[0];
-		((elem64_t *)dst)[1] = ((const elem64_t *)src)[1];
+		} else {
+			((elem64_t *)dst)[0] = ((const elem64_t *)src)[0];
+			((elem64_t *)dst)[1] = ((const elem64_t *)src)[1];
+		}
 		return;
 	}
 	memcpy(dst, src, n);
