@@ -195,10 +195,9 @@ __always_inline struct sudog *waitq_dequeue(struct waitq *q)
  * pointers: most channels), memcpy for the rest. Under -mstrict-align
  * (aarch64: the kernel runs code before its MMU maps memory as normal)
  * gcc cannot move a word of unknown alignment inline and calls memcpy
- * for __builtin_memcpy too (__builtin_assume_aligned does not change
- * that in gcc 12); there a naturally aligned pair (the common case) moves
- * as words, once checked, and the rest goes to memcpy. Elsewhere a word
- * moves inline at any alignment.
+ * for __builtin_memcpy too; there a naturally aligned pair (the common
+ * case) moves as words, once checked, and the rest goes to memcpy.
+ * Elsewhere a word moves inline at any alignment.
  */
 #if defined(__aarch64__)	/* arch.mk's -mstrict-align (gcc 12 still
 				 * defines __ARM_FEATURE_UNALIGNED under it) */
