@@ -806,15 +806,27 @@ static __noinline void startlockedm(struct m *mp, struct g *gp)
 		spin_unlock_nopreempt(&sched.lock);
 		return;
 	}
-	mremove(owner);
 	struct p *pp = pidleget();
 	if (pp) {
+		mremove(owner);
 		startlockedm_idle_locked(owner, pp, gp);
+		return;
+	}
+	if (atomic_load32(&mp->nlockedq) != 0) {
+		/* A G locked to this M was readied onto our queue after our
+		 * findrunnable looked (ready_locked: we were not idle). We
+		 * keep our P for it: joining the idle Ms would leave it on
+		 * the queue of an M that halts, for good (the invariant at
+		 * the top). gp waits in the global queue for the next M with
+		 * a P, this one included, to hand it over. */
+		globrunqput(gp);
+		spin_unlock_nopreempt(&sched.lock);
 		return;
 	}
 	/* Ours: the owner leaves the idle Ms as we join them, with the P
 	 * passing between us (the invariant at the top holds; mput's
 	 * checkdead sees the owner busy). */
+	mremove(owner);
 	pp = releasep();
 	__atomic_store_n(&mp->nlockedgive, mp->nlockedgive + 1, __ATOMIC_RELAXED);
 	mput(mp);
