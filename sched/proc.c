@@ -731,8 +731,9 @@ static void resetspinning(void)
  *     its P away, the locked G goes to the global queue for that M.
  * An M puts Gs on another M's lockedq only while that M is not idle, or
  * as it hands it a P, both under sched.lock; an M gives up its P only
- * with its lockedq empty, under sched.lock too (findrunnable_slow,
- * gcstopm). So a locked G never waits on the queue of a core that halts.
+ * with its lockedq empty, under sched.lock too (findrunnable_slow and
+ * startlockedm look; gcstopm empties it into the global queue). So a
+ * locked G never waits on the queue of a core that halts.
  */
 
 /* gp (runnable) to the owner's queue; caller holds sched.lock. wake: it
