@@ -32,24 +32,12 @@ static __always_inline void gopark_switch(struct g *gp, bool (*unlockf)(struct g
 	mcall(park_m);
 }
 
-/* A line the G has begun goes out before it waits (a prompt before a
- * read): kernel/console.c. Begun: bytes in it, not just a buffer (a G
- * keeps its buffer from its first printf on, and would otherwise call out
- * at every park). Not on g0, which has no G-local area (and panics). */
-static __always_inline void gopark_line(struct g *gp)
-{
-	if (gp != gp->m->g0 && gp->stack_hi) {
-		struct console_gline *line = glocal_of(gp->stack_hi)->line;
-		if (unlikely(line && line->len))
-			glocal_park();
-	}
-}
-
 void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	    enum waitreason reason)
 {
 	struct g *gp = getg();
-	gopark_line(gp);
+	if (gp != gp->m->g0 && gp->stack_hi)	/* g0 has no G-local area (and panics below) */
+		gopark_line(gp);
 	/* Preemption off until park_m: a G preempted here would resume on
 	 * another M, whose park_m would not find these fields. */
 	preempt_disable();

@@ -118,6 +118,17 @@ static inline void waitq_remove(struct waitq *q, struct sudog *sg)
  * the lock's holder check and the core's preempt-off count balance: that
  * count is the park's, dropped on g0 (proc.c's park_m_spin).
  */
+/* A line the running G (not g0) has begun goes out before it waits (a
+ * prompt before a read): kernel/console.c. Begun: bytes in it, not just
+ * a buffer (a G keeps its buffer from its first printf on, and would
+ * otherwise call out at every park). gopark's and goparkunlock_spin's. */
+static __always_inline void gopark_line(struct g *gp)
+{
+	struct console_gline *line = glocal_of(gp->stack_hi)->line;
+	if (unlikely(line && line->len))
+		glocal_park();
+}
+
 void park_m_spin(struct g *gp);			/* proc.c */
 __attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
 static __always_inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
@@ -126,10 +137,7 @@ static __always_inline void goparkunlock_spin(struct spinlock *l, enum waitreaso
 	struct m *mp = gp->m;
 	if (unlikely(gp == mp->g0))
 		gopark_on_g0();
-	/* A line the G has begun goes out before it waits (park.c). */
-	struct console_gline *line = glocal_of(gp->stack_hi)->line;
-	if (unlikely(line && line->len))
-		glocal_park();
+	gopark_line(gp);
 	mp->waitlock = l;
 	gp->waitreason = reason;
 	mcall(park_m_spin);
