@@ -73,7 +73,10 @@ TEST(time_afterfunc_stop_keeps_fn_from_running_and_reset_runs_it_again)
 
 /*
  * 4,000 AfterFuncs of 0-63 us, each stopped and freed after a delay of
- * 0-63 us by Gs on every P, so that many Stops meet a firing that has
+ * 0-63 us by Gs on every P (every 16th after a 1 ms sleep instead, by
+ * which it has fired on any machine: a busy P fires a due timer only as
+ * fast as its tick, and under TSan none of the spins may outlast it),
+ * so that many Stops meet a firing that has
  * left its heap on another core. fn runs exactly as many times as Stop
  * returned false: no fn lost to a Stop that said it had started, none
  * run behind a Stop that said it had not. The freed timers leave no
@@ -94,7 +97,10 @@ static void af_stopper(void *p)
 		r ^= r >> 7;
 		r ^= r << 17;
 		struct time_timer *t = time_afterfunc((r & 63) * NSEC_PER_USEC, count_fn, NULL);
-		delay_ns(((r >> 8) & 63) * NSEC_PER_USEC);
+		if (i % 16 == 0)
+			sleep_ns(NSEC_PER_MSEC);	/* fires first, however slow the machine */
+		else
+			delay_ns(((r >> 8) & 63) * NSEC_PER_USEC);
 		if (!time_timer_stop(t))
 			atomic_xadd64(&af_false, 1);
 		time_timer_free(t);
