@@ -15,6 +15,9 @@
  *                                            pc in its gobuf), switch to this
  *                                            M's g0 stack and call fn(g); fn
  *                                            never returns (it schedules)
+ *   void gswitch(next, lock)                 mcall's save, then gogo's resume
+ *                                            of next, releasing a spinlock
+ *                                            in between (below)
  *
  * No gosave: a context saved on the stack cannot outlive the return to a
  * caller that goes on using that stack (Go's gosave saves no registers,
@@ -83,6 +86,16 @@ _Static_assert(offsetof(struct g_head, stack_hi) == G_STACK_HI, "G_STACK_HI");
 struct g;
 __attribute__((noreturn)) void gogo(struct gobuf *buf);
 void mcall(void (*fn)(struct g *));
+/*
+ * gswitch(next, lock): the running G parks straight into next, without
+ * g0 (sched/schedimpl.h's goparkunlock_spin, which has done the
+ * scheduler's part): its context is saved as mcall saves it (pc =
+ * mcall_resume), next resumes as gogo resumes it, and in between, on
+ * next's stack, *lock is released (store-release of 0) and this core's
+ * preempt-off count (struct cpu's, CPU_PREEMPT_OFF) drops by one.
+ * Returns when the G that called it is resumed.
+ */
+void gswitch(struct g *next, volatile uint32_t *lock);
 /*
  * gogo_jump(buf): gogo reached by a jump from C (the scheduler's
  * execute), where the arch gives one (arch_gogo_jump), not by a call.

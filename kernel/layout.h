@@ -16,6 +16,7 @@
 #define CPU_STACK_TOP		24
 #define CPU_IRQ_STACK_TOP	32
 #define CPU_LIBC_TLS		40
+#define CPU_PREEMPT_OFF		108
 
 #ifndef __ASSEMBLY__
 #include <stdint.h>

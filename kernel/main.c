@@ -26,6 +26,7 @@ _Static_assert(offsetof(struct cpu, hwid) == CPU_HWID, "layout.h");
 _Static_assert(offsetof(struct cpu, stack_top) == CPU_STACK_TOP, "layout.h");
 _Static_assert(offsetof(struct cpu, irq_stack_top) == CPU_IRQ_STACK_TOP, "layout.h");
 _Static_assert(offsetof(struct cpu, libc_tls) == CPU_LIBC_TLS, "layout.h");
+_Static_assert(offsetof(struct cpu, preempt_off) == CPU_PREEMPT_OFF, "layout.h");
 
 uint8_t cpu_stacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(PAGE_SIZE)));
 uint8_t irq_stacks[MAX_CPUS][IRQ_STACK_SIZE] __attribute__((aligned(PAGE_SIZE)));

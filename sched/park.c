@@ -44,7 +44,7 @@ void gopark(bool (*unlockf)(struct g *, void *), void *lock,
 	gopark_switch(gp, unlockf, lock, reason);
 }
 
-/* gopark or goparkunlock_spin (sudog.h) called on g0: a timer callback's
+/* gopark or goparkunlock_spin (schedimpl.h) called on g0: a timer callback's
  * park is named as such, anything else is this panic. */
 void gopark_on_g0(void)
 {

@@ -1543,7 +1543,8 @@ __hot void park_m(struct g *gp)
 	schedule(mp);
 }
 
-/* park_m for goparkunlock_spin (sudog.h): the unlock function is known,
+/* park_m for goparkunlock_spin (schedimpl.h) when it does not switch
+ * straight to the next G (park_direct): the unlock function is known,
  * spin_unlock_nopreempt of mp->waitlock, and runs inline, where park_m
  * calls one through a pointer and tests its result (a spinlock's always
  * lets the G park). */

@@ -13,6 +13,7 @@
 #include "kernel/preempt.h"
 #include "kernel/sched_hooks.h"
 #include "sched/sched.h"
+#include "sched/sudog.h"
 #include "sched/tracebuf.h"
 
 extern struct p *allp[MAX_CPUS];
@@ -406,5 +407,124 @@ static __always_inline void ready(struct g *gp)
 	ready_nopreempt(gp);
 	preempt_enable();
 }
+
+/* ---- goparkunlock_spin (sudog.h's waits): park, then release a spinlock ---- */
+
+__attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
+
+/*
+ * park_direct: goparkunlock_spin's switch. gp, running on mp,
+ * parks holding l (and the preempt-off count l raised, nothing else).
+ * When the round that park_m_spin would run on g0 is sure to take this
+ * P's runnext G and continue its slice (findrunnable_local with nothing
+ * to attend to, execute with nothing rare to do), gp switches straight
+ * to that G here: gswitch (switch.S) saves gp's context as mcall does,
+ * resumes next as gogo does, and releases l and drops the count in
+ * between, once gp is off its stack. The channel hand-off is the common
+ * case: the receiver readied the sender into runnext a moment ago.
+ * Returns the G to switch to, having done the scheduler's part for the
+ * two, or NULL: the mcall path. Inline in the channel operations, where
+ * a call would cost a frame of its own.
+ *
+ * Where gmk departs from Go, whose park_m always runs on g0: the round
+ * is the same (the same G, the same slice, the same counters; the tests
+ * that decide it are the ones findrunnable_local and execute make, in
+ * their order, and any other case takes the mcall path), minus the trip
+ * through g0's stack: its mcall, the g0 frame and gogo, a third of a
+ * hand-off's switching. The lock is what makes the status change safe
+ * before the context is saved: a waker finds gp through the sudog that
+ * l guards, so it cannot ready gp before gswitch releases l, and no
+ * other path readies a G parked with goparkunlock_spin.
+ *
+ * Not in the sanitizer builds of the hosted board: their switches are C
+ * wrappers that tell the sanitizer the next stack (arch/x86_64-linux/
+ * san.c), and ThreadSanitizer would not see gswitch's release of l.
+ */
+#ifdef GMK_SAN_FIBERS
+#define PARK_DIRECT 0
+#else
+#define PARK_DIRECT 1
+#endif
+/* At most what gswitch pushes below the caller's frame (aarch64's
+ * MCALL_FRAME): the stack check's margin. */
+#define PARK_DIRECT_PUSH 160
+
+static __always_inline struct g *park_direct(struct g *gp, struct m *mp, struct spinlock *l)
+{
+	struct p *pp = mp->p;
+	/* Relaxed loads: only this core makes runnext nonzero (what next
+	 * points to was written here), and a flag another core raises just
+	 * after this look is the next round's, as it would be on g0. */
+	struct g *next = (struct g *)__atomic_load_n(&pp->runnext, __ATOMIC_RELAXED);
+	/* findrunnable_local's tests before runnext (attn also stands for
+	 * resumeg), then execute's (xattn: the tick to arm, a timer's G,
+	 * the hooks and the trace, which traceGoPark's test follows), and
+	 * schedule's for a G locked to another M. Then what gswitch
+	 * assumes: a G with a stack (a fresh one gets it from execute), the
+	 * preempt-off count l's alone (schedule reports any other), l held
+	 * with no waiter asking for it (spin_unlock_slow's). */
+	if (PARK_DIRECT && likely(next != NULL) &&
+	    (__atomic_load_n(&pp->attn.word, __ATOMIC_RELAXED) |
+	     __atomic_load_n(&mp->nlockedq, __ATOMIC_RELAXED) |
+	     pp->sliceover | pp->xattn.word) == 0 &&
+	    (globrunqempty() || pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS != 0) &&
+	    (next->lockedm == NULL || next->lockedm == mp) && next->sched.sp != 0 &&
+	    THIS_CPU_READ32(preempt_off) == 1 &&
+	    __atomic_load_n(&l->locked, __ATOMIC_RELAXED) == spin_tag()) {
+		/* runnext_get's exchange: 0 when a thief took next first (only
+		 * the owner makes runnext nonzero, so otherwise it is next). */
+		if (likely(atomic_xchguintptr(&pp->runnext, 0) != 0)) {
+			/* park_m_spin's steps, but its unlock (gswitch's) */
+			setgstatus(gp, _Grunning, _Gwaiting);
+			if (gp->stack_npages == 0) {
+				uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - PARK_DIRECT_PUSH;
+				if (unlikely(sp < gp->stack_lo || sp > gp->stack_hi ||
+					     *(volatile uint64_t *)gp->stack_lo != STACK_CANARY))
+					stackcheck_sp(gp, sp);
+			}
+			glocal_switch_out(gp->stack_hi);
+			gp->m = NULL;
+			pp->nrunnext++;
+			/* execute(mp, next, true), as it runs with xattn 0 */
+			atomic_store64(&pp->runwhen, pp->tickwhen);
+			atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)next);
+			next->m = mp;
+			setgstatus(next, _Grunnable, _Grunning);
+			next->preempt = 0;
+			THIS_CPU_WRITE32(resched, 0);
+			__atomic_store_n(&pp->nrun, pp->nrun + 1, __ATOMIC_RELAXED);
+			glocal_switch_in(next->stack_hi);
+			return next;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Park, then release this spinlock (Go's goparkunlock). The unlock runs
+ * after the G's context is saved (on the next G's stack, gswitch, or on
+ * the core's g0, park_m_spin), so a waker that takes the lock afterwards
+ * always finds a parked G. It is the same core that took the lock (a G
+ * holding a spinlock is not preempted, kernel/preempt.h), so the lock's
+ * holder check and the core's preempt-off count balance: that count is
+ * the park's, dropped by gswitch or park_m_spin.
+ */
+static __always_inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
+{
+	struct g *gp = getg();
+	struct m *mp = gp->m;
+	if (unlikely(gp == mp->g0))
+		gopark_on_g0();
+	gopark_line(gp);
+	gp->waitreason = reason;
+	struct g *next = park_direct(gp, mp, l);
+	if (next) {
+		gswitch(next, &l->locked);
+		return;
+	}
+	mp->waitlock = l;
+	mcall(park_m_spin);
+}
+
 
 #endif

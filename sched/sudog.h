@@ -110,14 +110,6 @@ static inline void waitq_remove(struct waitq *q, struct sudog *sg)
 	}
 }
 
-/*
- * Park, then release this spinlock (Go's goparkunlock). The unlock runs on
- * the core's g0 after the G's context is saved, so a waker that takes the
- * lock afterwards always finds a parked G. It is the same core that took
- * the lock (a G holding a spinlock is not preempted, kernel/preempt.h), so
- * the lock's holder check and the core's preempt-off count balance: that
- * count is the park's, dropped on g0 (proc.c's park_m_spin).
- */
 /* A line the running G (not g0) has begun goes out before it waits (a
  * prompt before a read): kernel/console.c. Begun: bytes in it, not just
  * a buffer (a G keeps its buffer from its first printf on, and would
@@ -129,18 +121,7 @@ static __always_inline void gopark_line(struct g *gp)
 		glocal_park();
 }
 
-void park_m_spin(struct g *gp);			/* proc.c */
-__attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
-static __always_inline void goparkunlock_spin(struct spinlock *l, enum waitreason reason)
-{
-	struct g *gp = getg();
-	struct m *mp = gp->m;
-	if (unlikely(gp == mp->g0))
-		gopark_on_g0();
-	gopark_line(gp);
-	mp->waitlock = l;
-	gp->waitreason = reason;
-	mcall(park_m_spin);
-}
+/* goparkunlock_spin, which parks a G holding a spinlock that guards
+ * its sudog, is schedimpl.h's. */
 
 #endif

@@ -103,6 +103,38 @@ mcall_resume:
 	ret
 	.size mcall_resume, . - mcall_resume
 
+/*
+ * void gswitch(struct g *next, volatile uint32_t *lock) (kernel/gobuf.h):
+ * mcall's save of the running G, then gogo's resume of next; the lock is
+ * released (stlr: after the saved context) and the core's preempt-off
+ * count dropped on next's stack. The count's load and
+ * store need no masked interrupts: a handler between them leaves it as
+ * it found it, and the count (1 until the store) keeps the tick from
+ * switching this core.
+ */
+	.global gswitch
+	.type gswitch, %function
+gswitch:
+	mrs	x3, tpidrro_el0		/* gp */
+	stp	x29, x30, [sp, #-MCALL_FRAME]!
+	mcall_regs stp
+	mov	x9, sp
+	adr	x10, mcall_resume
+	stp	x9, x10, [x3, #GOBUF_SP]	/* sp, pc */
+	ldp	x9, x10, [x0, #GOBUF_SP]	/* next's sp, pc: gogo */
+	msr	tpidrro_el0, x0
+	ldr	x12, [x0, #G_STACK_HI]
+	sub	x12, x12, #GLOCAL_SIZE
+	msr	tpidr_el0, x12
+	mov	sp, x9
+	stlr	wzr, [x1]
+	mrs	x2, tpidr_el1		/* this core's struct cpu */
+	ldr	w11, [x2, #CPU_PREEMPT_OFF]
+	sub	w11, w11, #1
+	str	w11, [x2, #CPU_PREEMPT_OFF]
+	br	x10
+	.size gswitch, . - gswitch
+
 /* gogo lands here for a fresh G (gobuf_init). x29 = x30 = 0 ends
  * backtraces at gstart; nothing else is owed to a function that nobody
  * called. */

@@ -9,6 +9,7 @@
  * and then call these.
  */
 #define PERCPU_CURG %fs:host_curg@tpoff
+#define PERCPU_PREEMPT_DEC movq %fs:host_this_cpu@tpoff, %rdx; decl CPU_PREEMPT_OFF(%rdx)
 #ifdef GMK_SAN_FIBERS
 #define gogo host_gogo_raw
 #define mcall host_mcall_raw

@@ -9,12 +9,17 @@
  * (struct cpu's curg) and changes together with the stack.
  */
 #include "kernel/gobuf.h"
+#include "kernel/layout.h"
 
 /* Where the running G lives: struct cpu's curg through GS in the kernel.
  * The hosted board assembles this file as it is with its own definition
  * (arch/x86_64-linux/switch_linux.S: a %fs-relative thread-local variable). */
 #ifndef PERCPU_CURG
 #define PERCPU_CURG %gs:8
+#endif
+/* struct cpu's preempt_off, dropped by one (kernel/layout.h); may use %rdx. */
+#ifndef PERCPU_PREEMPT_DEC
+#define PERCPU_PREEMPT_DEC decl %gs:CPU_PREEMPT_OFF
 #endif
 
 	.text
@@ -92,6 +97,32 @@ mcall_resume:
 	popq	%rbp
 	ret
 	.size mcall_resume, . - mcall_resume
+
+/*
+ * void gswitch(struct g *next, volatile uint32_t *lock) (kernel/gobuf.h):
+ * mcall's save of the running G, then gogo's resume of next; the lock is
+ * released and the core's preempt-off count dropped on next's stack, once
+ * nothing here uses the parked G's. x86-64's plain store is a release.
+ */
+	.global gswitch
+	.type gswitch, @function
+gswitch:
+	movq	PERCPU_CURG, %rax		/* gp */
+	pushq	%rbp			/* the order of MCALL_FRAME_REGS */
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%rsp, GOBUF_SP(%rax)
+	leaq	mcall_resume(%rip), %rcx
+	movq	%rcx, GOBUF_PC(%rax)
+	movq	%rdi, PERCPU_CURG
+	movq	GOBUF_SP(%rdi), %rsp
+	movl	$0, (%rsi)
+	PERCPU_PREEMPT_DEC
+	jmp	*GOBUF_PC(%rdi)
+	.size gswitch, . - gswitch
 
 /* gogo lands here for a fresh G (gobuf_init), rsp = 8 mod 16: a zero
  * fake return address and rbp = 0 end backtraces at gstart; nothing else
