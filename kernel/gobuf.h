@@ -96,6 +96,9 @@ void mcall(void (*fn)(struct g *));
  * Returns when the G that called it is resumed.
  */
 void gswitch(struct g *next, volatile uint32_t *lock);
+/* mcall for a G that never runs again (sched/park.c's goexit): only its
+ * sp is saved, which the exit's stack check reads; fn is goexit0. */
+__attribute__((noreturn)) void mcall_exit(void (*fn)(struct g *));
 /*
  * gogo_jump(buf): gogo reached by a jump from C (the scheduler's
  * execute), where the arch gives one (arch_gogo_jump), not by a call.

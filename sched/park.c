@@ -86,6 +86,10 @@ void goexit(void)
 	struct g *gp = getg();
 	if (gp->stack_hi && glocal_exit_due(gp->stack_hi))
 		glocal_exit();
-	mcall(goexit0);
+#ifdef GMK_SAN_FIBERS
+	mcall(goexit0);		/* the sanitizer builds' switches are C wrappers */
 	__builtin_unreachable();
+#else
+	mcall_exit(goexit0);
+#endif
 }

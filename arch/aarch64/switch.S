@@ -104,6 +104,36 @@ mcall_resume:
 	.size mcall_resume, . - mcall_resume
 
 /*
+ * void mcall_exit(void (*fn)(struct g *)) (kernel/gobuf.h): mcall for a G
+ * that never runs again (goexit): its sp is kept, for the exit's stack
+ * check (dropg), not its registers nor a pc to resume at.
+ */
+	.global mcall_exit
+	.type mcall_exit, %function
+mcall_exit:
+	mrs	x1, tpidrro_el0		/* gp */
+	mov	x9, sp
+	str	x9, [x1, #GOBUF_SP]
+	ldr	x2, [x1, #G_M]
+	ldr	x2, [x2, #M_G0]
+	cmp	x2, x1
+	b.eq	1f
+	msr	tpidrro_el0, x2
+	mrs	x3, tpidr_el1
+	ldr	x3, [x3, #CPU_LIBC_TLS]
+	msr	tpidr_el0, x3
+	ldr	x9, [x2, #GOBUF_SP]
+	mov	sp, x9
+	mov	x29, #0
+	mov	x9, x0
+	mov	x0, x1
+	adr	x30, 2f			/* as mcall's */
+	br	x9
+2:	bl	mcall_returned
+1:	bl	mcall_on_g0
+	.size mcall_exit, . - mcall_exit
+
+/*
  * void gswitch(struct g *next, volatile uint32_t *lock) (kernel/gobuf.h):
  * mcall's save of the running G, then gogo's resume of next; the lock is
  * released (stlr: after the saved context) and the core's preempt-off

@@ -99,6 +99,32 @@ mcall_resume:
 	.size mcall_resume, . - mcall_resume
 
 /*
+ * void mcall_exit(void (*fn)(struct g *)) (kernel/gobuf.h): mcall for a G
+ * that never runs again (goexit): its sp is kept, for the exit's stack
+ * check (dropg), not its registers nor a pc to resume at.
+ */
+	.global mcall_exit
+	.type mcall_exit, @function
+mcall_exit:
+	movq	PERCPU_CURG, %rsi		/* gp */
+	movq	%rsp, GOBUF_SP(%rsi)
+	movq	G_M(%rsi), %rax
+	movq	M_G0(%rax), %rax
+	cmpq	%rax, %rsi
+	je	1f
+	movq	%rax, PERCPU_CURG
+	movq	GOBUF_SP(%rax), %rsp
+	xorl	%ebp, %ebp
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	leaq	2f(%rip), %rdx		/* as mcall's */
+	pushq	%rdx
+	jmp	*%rax
+2:	call	mcall_returned
+1:	call	mcall_on_g0
+	.size mcall_exit, . - mcall_exit
+
+/*
  * void gswitch(struct g *next, volatile uint32_t *lock) (kernel/gobuf.h):
  * mcall's save of the running G, then gogo's resume of next; the lock is
  * released and the core's preempt-off count dropped on next's stack, once
