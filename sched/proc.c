@@ -795,6 +795,7 @@ static void startlockedm_idle_locked(struct m *owner, struct p *pp, struct g *gp
 static __noinline void startlockedm(struct m *mp, struct g *gp)
 {
 	struct m *owner = gp->lockedm;
+	sched_race(SCHED_RACE_STARTLOCKEDM);
 	spin_lock_nopreempt(&sched.lock);
 	if (!m_on_midle(owner)) {
 		/* Its turn: at the owner's next findrunnable. A G readied goes

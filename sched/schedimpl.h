@@ -357,6 +357,7 @@ enum sched_race_point {
 	SCHED_RACE_NETPOLL_READIED,	/* netpollready: G on the ready list, not yet out of nwaiters */
 	SCHED_RACE_DROP_P,		/* findrunnable: about to give up the P (sched.lock not held) */
 	SCHED_RACE_SPINNER_WOKE,	/* resetspinning: a spinner found work and ran wakep */
+	SCHED_RACE_STARTLOCKEDM,	/* startlockedm: found a G locked to another M (sched.lock not held) */
 };
 extern void (*sched_race_hook)(enum sched_race_point pt);
 static inline void sched_race(enum sched_race_point pt)

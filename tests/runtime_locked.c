@@ -542,6 +542,111 @@ TEST(runtime_locked_g_keeps_its_core_across_resizes)
 	kfree(args);
 }
 
+/*
+ * ---- a G locked to this M readied while it hands its P over ----
+ *
+ * The M that finds a G locked to an idle M, with no idle P to give that
+ * M, gives its own and joins the idle Ms (startlockedm). A G locked to
+ * the giving M that was readied onto its queue after its findrunnable
+ * looked must keep that M from going idle: it would wait on the queue
+ * of an M that halts, for good. Staged at one P on two cores: the test's
+ * G, locked to its core, readies a partner locked to the other (idle)
+ * core, which goes to the global queue, and parks; its M finds the
+ * partner, and the race hook, at startlockedm's start, readies the test's
+ * G there, as a channel send on another core would.
+ */
+static struct strand {
+	chan_t wake_b, reply, wake_t;
+	struct g *gb;
+	struct m *mb;
+	uint32_t avoid;
+	volatile uint32_t core_b, ready_b, armed, fired;
+} strand;
+
+static void strand_partner(void *p)
+{
+	struct strand *s = p;
+	uint64_t end = nanotime() + WAIT_TIMEOUT_NS;
+	while (core_now() == s->avoid && nanotime() < end)
+		gosched();
+	lockosthread();
+	s->gb = getg();
+	s->mb = getm();
+	s->core_b = core_now();
+	atomic_store32(&s->ready_b, 1);
+	uint32_t v;
+	chan_recv(s->wake_b, &v);
+	chan_send(s->reply, &v);
+	unlockosthread();
+}
+
+/* On g0 of the M that found the partner: the test's G is parked on
+ * wake_t (armed just before its park), and this readies it. */
+static void strand_race(enum sched_race_point pt)
+{
+	uint32_t v = 2;
+	if (pt == SCHED_RACE_STARTLOCKEDM && atomic_cas32(&strand.armed, 1, 0) &&
+	    chan_trysend(strand.wake_t, &v))
+		atomic_store32(&strand.fired, 1);
+}
+
+static bool m_is_idle(struct m *mp)
+{
+	bool idle = false;
+	spin_lock(&sched.lock);
+	for (struct m *it = sched.midle; it; it = it->schedlink)
+		idle |= it == mp;
+	spin_unlock(&sched.lock);
+	return idle;
+}
+
+TEST(runtime_locked_g_readied_as_its_m_gives_its_p_away_runs)
+{
+	struct strand *s = &strand;
+	int n0 = gomaxprocs(0);
+
+	if (ncpus_online < 2)
+		test_skip("one core: no other core to lock the partner to");
+	gomaxprocs(2);
+	lockosthread();
+	uint32_t me = core_now();
+	*s = (struct strand){ .avoid = me,
+		.wake_b = chan_make(sizeof(uint32_t), 0),
+		.reply = chan_make(sizeof(uint32_t), 0),
+		.wake_t = chan_make(sizeof(uint32_t), 0) };
+	go(strand_partner, s);
+	uint64_t end = nanotime() + WAIT_TIMEOUT_NS;
+	while (!(atomic_load32(&s->ready_b) && readgstatus(s->gb) == _Gwaiting) &&
+	       nanotime() < end)
+		sleep_ns(100 * NSEC_PER_USEC);
+	ASSERT_EQ(s->ready_b, 1);
+	ASSERT_EQ(readgstatus(s->gb), _Gwaiting);
+	ASSERT_NE(s->core_b, me);
+	gomaxprocs(1);		/* we keep the P; the partner's M goes idle */
+	end = nanotime() + WAIT_TIMEOUT_NS;
+	while (!m_is_idle(s->mb) && nanotime() < end)
+		sleep_ns(100 * NSEC_PER_USEC);
+	ASSERT_EQ(m_is_idle(s->mb), true);
+	ASSERT_EQ(core_now(), me);
+
+	atomic_store32(&s->armed, 1);
+	__atomic_store_n(&sched_race_hook, strand_race, __ATOMIC_RELEASE);
+	uint32_t v = 1, w = 0;
+	chan_send(s->wake_b, &v);	/* its M idle, no P free: the global queue */
+	chan_recv(s->wake_t, &w);	/* our M finds it; the hook readies us */
+	__atomic_store_n(&sched_race_hook, NULL, __ATOMIC_RELEASE);
+	EXPECT_EQ(s->fired, 1);
+	EXPECT_EQ(w, 2);
+	EXPECT_EQ(core_now(), me);
+	chan_recv(s->reply, &w);	/* and the partner ran on its own core */
+	EXPECT_EQ(w, 1);
+	unlockosthread();
+	gomaxprocs(n0);
+	chan_free(s->wake_b);
+	chan_free(s->reply);
+	chan_free(s->wake_t);
+}
+
 /* ---- the lock ends with the G ---- */
 
 static void lock_and_exit(void *p)
