@@ -47,29 +47,26 @@ gogo:
  * mcall_resume returns to mcall's caller. gobuf.g needs no store: it is
  * the G itself, set by gobuf_init (g0's by mstart) and never changed.
  */
-/* x19-x28 and d8-d15 to (op = stp) or from (op = ldp) the block at sp
- * that mcall pushes (gobuf_arch.h's MCALL_*); x29, x30 come separately. */
-.macro mcall_regs op
-	\op	x19, x20, [sp, #MCALL_X19 + 0]
-	\op	x21, x22, [sp, #MCALL_X19 + 16]
-	\op	x23, x24, [sp, #MCALL_X19 + 32]
-	\op	x25, x26, [sp, #MCALL_X19 + 48]
-	\op	x27, x28, [sp, #MCALL_X19 + 64]
-	\op	d8, d9, [sp, #MCALL_D8 + 0]
-	\op	d10, d11, [sp, #MCALL_D8 + 16]
-	\op	d12, d13, [sp, #MCALL_D8 + 32]
-	\op	d14, d15, [sp, #MCALL_D8 + 48]
-.endm
-
-	.global mcall
-	.type mcall, %function
-mcall:
-	mrs	x1, tpidrro_el0		/* gp */
+/*
+ * save_g G: the running G's context, as a parked G keeps it: x29, x30,
+ * the callee-saved registers (MCALL_FRAME's layout) on its stack, then
+ * sp and pc = mcall_resume in its gobuf. G holds the G; x9 and x10 are
+ * clobbered.
+ */
+.macro save_g g
 	stp	x29, x30, [sp, #-MCALL_FRAME]!
 	mcall_regs stp
 	mov	x9, sp
 	adr	x10, mcall_resume
-	stp	x9, x10, [x1, #GOBUF_SP]	/* sp, pc */
+	stp	x9, x10, [\g, #GOBUF_SP]	/* sp, pc */
+.endm
+
+/*
+ * to_g0: the G in x1, its context saved, switches to its M's g0 stack
+ * (and the core's TLS block) and calls fn (x0) with it; panics if x1 is
+ * g0 itself.
+ */
+.macro to_g0
 	ldr	x2, [x1, #G_M]
 	ldr	x2, [x2, #M_G0]
 	cmp	x2, x1
@@ -91,6 +88,28 @@ mcall:
 	br	x9
 2:	bl	mcall_returned		/* panics */
 1:	bl	mcall_on_g0		/* panics */
+.endm
+
+/* x19-x28 and d8-d15 to (op = stp) or from (op = ldp) the block at sp
+ * that mcall pushes (gobuf_arch.h's MCALL_*); x29, x30 come separately. */
+.macro mcall_regs op
+	\op	x19, x20, [sp, #MCALL_X19 + 0]
+	\op	x21, x22, [sp, #MCALL_X19 + 16]
+	\op	x23, x24, [sp, #MCALL_X19 + 32]
+	\op	x25, x26, [sp, #MCALL_X19 + 48]
+	\op	x27, x28, [sp, #MCALL_X19 + 64]
+	\op	d8, d9, [sp, #MCALL_D8 + 0]
+	\op	d10, d11, [sp, #MCALL_D8 + 16]
+	\op	d12, d13, [sp, #MCALL_D8 + 32]
+	\op	d14, d15, [sp, #MCALL_D8 + 48]
+.endm
+
+	.global mcall
+	.type mcall, %function
+mcall:
+	mrs	x1, tpidrro_el0		/* gp */
+	save_g	x1
+	to_g0
 	.size mcall, . - mcall
 
 /* gogo lands here for a G that mcall parked: its registers are on its
@@ -114,23 +133,7 @@ mcall_exit:
 	mrs	x1, tpidrro_el0		/* gp */
 	mov	x9, sp
 	str	x9, [x1, #GOBUF_SP]
-	ldr	x2, [x1, #G_M]
-	ldr	x2, [x2, #M_G0]
-	cmp	x2, x1
-	b.eq	1f
-	msr	tpidrro_el0, x2
-	mrs	x3, tpidr_el1
-	ldr	x3, [x3, #CPU_LIBC_TLS]
-	msr	tpidr_el0, x3
-	ldr	x9, [x2, #GOBUF_SP]
-	mov	sp, x9
-	mov	x29, #0
-	mov	x9, x0
-	mov	x0, x1
-	adr	x30, 2f			/* as mcall's */
-	br	x9
-2:	bl	mcall_returned
-1:	bl	mcall_on_g0
+	to_g0
 	.size mcall_exit, . - mcall_exit
 
 /*
@@ -146,11 +149,7 @@ mcall_exit:
 	.type gswitch, %function
 gswitch:
 	mrs	x3, tpidrro_el0		/* gp */
-	stp	x29, x30, [sp, #-MCALL_FRAME]!
-	mcall_regs stp
-	mov	x9, sp
-	adr	x10, mcall_resume
-	stp	x9, x10, [x3, #GOBUF_SP]	/* sp, pc */
+	save_g	x3
 	ldp	x9, x10, [x0, #GOBUF_SP]	/* next's sp, pc: gogo */
 	msr	tpidrro_el0, x0
 	ldr	x12, [x0, #G_STACK_HI]

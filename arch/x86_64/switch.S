@@ -29,6 +29,49 @@
 switch_text_start:
 
 /*
+ * save_g G, TMP: the running G's context, as a parked G keeps it: its
+ * callee-saved registers pushed on its stack (in MCALL_FRAME_REGS's
+ * order), then sp and pc = mcall_resume in its gobuf. G holds the G;
+ * TMP is clobbered.
+ */
+.macro save_g g, tmp
+	pushq	%rbp
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%rsp, GOBUF_SP(\g)
+	leaq	mcall_resume(%rip), \tmp
+	movq	\tmp, GOBUF_PC(\g)
+.endm
+
+/*
+ * to_g0: the G in %rsi, its context saved, switches to its M's g0 stack
+ * and calls fn (%rdi) with it; panics if %rsi is g0 itself.
+ */
+.macro to_g0
+	movq	G_M(%rsi), %rax
+	movq	M_G0(%rax), %rax
+	cmpq	%rax, %rsi
+	je	1f
+	movq	%rax, PERCPU_CURG
+	movq	GOBUF_SP(%rax), %rsp	/* g0's stack top, 16-aligned */
+	xorl	%ebp, %ebp		/* backtraces end here */
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	/* fn never returns: a jump with 2f pushed as its return address
+	 * (for backtraces, and a misused fn that returns), not a call,
+	 * which would push an entry on the return-address predictor that
+	 * no ret takes (kernel/gobuf.h, gogo_jump). */
+	leaq	2f(%rip), %rdx
+	pushq	%rdx
+	jmp	*%rax
+2:	call	mcall_returned		/* panics */
+1:	call	mcall_on_g0		/* panics */
+.endm
+
+/*
  * void gogo(struct gobuf *buf): resume buf; does not return. The context
  * at buf's pc restores the rest: mcall_resume for a G parked by mcall,
  * arch_preempt_resume for one preempted at an interrupt, goentry for a
@@ -55,33 +98,8 @@ gogo:
 	.type mcall, @function
 mcall:
 	movq	PERCPU_CURG, %rsi		/* gp */
-	pushq	%rbp			/* the order of MCALL_FRAME_REGS */
-	pushq	%rbx
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	movq	%rsp, GOBUF_SP(%rsi)
-	leaq	mcall_resume(%rip), %rax
-	movq	%rax, GOBUF_PC(%rsi)
-	movq	G_M(%rsi), %rax
-	movq	M_G0(%rax), %rax
-	cmpq	%rax, %rsi
-	je	1f
-	movq	%rax, PERCPU_CURG
-	movq	GOBUF_SP(%rax), %rsp	/* g0's stack top, 16-aligned */
-	xorl	%ebp, %ebp		/* backtraces end here */
-	movq	%rdi, %rax
-	movq	%rsi, %rdi
-	/* fn never returns: a jump with 2f pushed as its return address
-	 * (for backtraces, and a misused fn that returns), not a call,
-	 * which would push an entry on the return-address predictor that
-	 * no ret takes (kernel/gobuf.h, gogo_jump). */
-	leaq	2f(%rip), %rdx
-	pushq	%rdx
-	jmp	*%rax
-2:	call	mcall_returned		/* panics */
-1:	call	mcall_on_g0		/* panics */
+	save_g	%rsi, %rax
+	to_g0
 	.size mcall, . - mcall
 
 /* gogo lands here for a G that mcall parked: its registers are on its
@@ -108,20 +126,7 @@ mcall_resume:
 mcall_exit:
 	movq	PERCPU_CURG, %rsi		/* gp */
 	movq	%rsp, GOBUF_SP(%rsi)
-	movq	G_M(%rsi), %rax
-	movq	M_G0(%rax), %rax
-	cmpq	%rax, %rsi
-	je	1f
-	movq	%rax, PERCPU_CURG
-	movq	GOBUF_SP(%rax), %rsp
-	xorl	%ebp, %ebp
-	movq	%rdi, %rax
-	movq	%rsi, %rdi
-	leaq	2f(%rip), %rdx		/* as mcall's */
-	pushq	%rdx
-	jmp	*%rax
-2:	call	mcall_returned
-1:	call	mcall_on_g0
+	to_g0
 	.size mcall_exit, . - mcall_exit
 
 /*
@@ -134,15 +139,7 @@ mcall_exit:
 	.type gswitch, @function
 gswitch:
 	movq	PERCPU_CURG, %rax		/* gp */
-	pushq	%rbp			/* the order of MCALL_FRAME_REGS */
-	pushq	%rbx
-	pushq	%r12
-	pushq	%r13
-	pushq	%r14
-	pushq	%r15
-	movq	%rsp, GOBUF_SP(%rax)
-	leaq	mcall_resume(%rip), %rcx
-	movq	%rcx, GOBUF_PC(%rax)
+	save_g	%rax, %rcx
 	movq	%rdi, PERCPU_CURG
 	movq	GOBUF_SP(%rdi), %rsp
 	movl	$0, (%rsi)
