@@ -1449,17 +1449,7 @@ execute(struct m *mp, struct g *gp, bool inherit_time)
 	 * while the P runs Gs, and stamp tickwhen. */
 	if (unlikely(xattn & (0xffu << 8 * PXATTN_TICKARM)))
 		tick_arm_acquired(pp);
-	/* runwhen before curg, and curg by store-release: the watchdog
-	 * (p_running_core) loads curg and then runwhen from other cores, and
-	 * must not see the new G with the switch's runwhen of 0. tickwhen
-	 * (the core's last tick, or the P's acquisition) is no later than
-	 * the switch, and a busy core ticks at least every tick_period_ns. */
-	atomic_store64(&pp->runwhen, pp->tickwhen);
-	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
-	gp->m = mp;
-	setgstatus(gp, _Grunnable, _Grunning);
-	gp->preempt = 0;
-	THIS_CPU_WRITE32(resched, 0);	/* mp->cpu's: we run on it */
+	execute_begin(mp, pp, gp);
 	if (!inherit_time) {
 		/* A new slice: the tick dates it. The tick may be armed for
 		 * the last slice's end: pulled in to a tick period after the

@@ -120,23 +120,32 @@ void stackcheck_sp(struct g *gp, uintptr_t sp);
  * pool stack has no guard:
  * its bounds and its lowest word, the canary, are checked here.
  */
-static __always_inline void stackcheck(struct g *gp)
+static __always_inline void stackcheck_at(struct g *gp, uintptr_t sp)
 {
 	if (gp->stack_npages != 0)
 		return;
-	uintptr_t sp = gp->sched.sp;
 	if (unlikely(sp < gp->stack_lo || sp > gp->stack_hi ||
 			     *(volatile uint64_t *)gp->stack_lo != STACK_CANARY))
 		stackcheck_sp(gp, sp);
+}
+static __always_inline void stackcheck(struct g *gp)
+{
+	stackcheck_at(gp, gp->sched.sp);
+}
+/* The G's half of dropg: gp, whose stack pointer is at or above sp, stops
+ * running (the stack check, its C library state, its M). */
+static __always_inline void gleave(struct g *gp, uintptr_t sp)
+{
+	stackcheck_at(gp, sp);
+	glocal_switch_out(gp->stack_hi);	/* the C library's per-thread state */
+	gp->m = NULL;
 }
 /* dropg: the running G leaves its M, mp (getm(), on g0, before it is
  * requeued; Go's reads getg().m: the callers have it already). */
 static __always_inline void dropg(struct m *mp)
 {
 	struct g *gp = mp->curg;
-	stackcheck(gp);
-	glocal_switch_out(gp->stack_hi);	/* the C library's per-thread state */
-	gp->m = NULL;
+	gleave(gp, gp->sched.sp);
 	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, 0);	/* the watchdog reads it */
 }
 uint32_t cheaprand(void);
@@ -186,6 +195,23 @@ static __always_inline void setgstatus(struct g *gp, uint32_t oldval, uint32_t n
 	if (unlikely(__atomic_load_n(&gp->atomicstatus, __ATOMIC_RELAXED) != oldval))
 		casgstatus_bad(gp, oldval, newval);
 	atomic_store32(&gp->atomicstatus, newval);
+}
+/*
+ * execute's first steps (proc.c), and park_direct's: gp becomes mp's
+ * running G on pp. runwhen before curg, and curg by store-release: the
+ * watchdog (p_running_core) loads curg and then runwhen from other
+ * cores, and must not see the new G with the switch's runwhen of 0.
+ * tickwhen (the core's last tick, or the P's acquisition) is no later
+ * than the switch, and a busy core ticks at least every tick_period_ns.
+ */
+static __always_inline void execute_begin(struct m *mp, struct p *pp, struct g *gp)
+{
+	atomic_store64(&pp->runwhen, pp->tickwhen);
+	atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)gp);
+	gp->m = mp;
+	setgstatus(gp, _Grunnable, _Grunning);
+	gp->preempt = 0;
+	THIS_CPU_WRITE32(resched, 0);	/* mp->cpu's: we run on it */
 }
 static inline uint32_t readgstatus(struct g *gp)
 {
@@ -477,22 +503,10 @@ static __always_inline struct g *park_direct(struct g *gp, struct m *mp, struct 
 		if (likely(atomic_xchguintptr(&pp->runnext, 0) != 0)) {
 			/* park_m_spin's steps, but its unlock (gswitch's) */
 			setgstatus(gp, _Grunning, _Gwaiting);
-			if (gp->stack_npages == 0) {
-				uintptr_t sp = (uintptr_t)__builtin_frame_address(0) - PARK_DIRECT_PUSH;
-				if (unlikely(sp < gp->stack_lo || sp > gp->stack_hi ||
-					     *(volatile uint64_t *)gp->stack_lo != STACK_CANARY))
-					stackcheck_sp(gp, sp);
-			}
-			glocal_switch_out(gp->stack_hi);
-			gp->m = NULL;
+			gleave(gp, (uintptr_t)__builtin_frame_address(0) - PARK_DIRECT_PUSH);
 			pp->nrunnext++;
 			/* execute(mp, next, true), as it runs with xattn 0 */
-			atomic_store64(&pp->runwhen, pp->tickwhen);
-			atomic_storeuintptr((volatile uintptr_t *)&mp->curg, (uintptr_t)next);
-			next->m = mp;
-			setgstatus(next, _Grunnable, _Grunning);
-			next->preempt = 0;
-			THIS_CPU_WRITE32(resched, 0);
+			execute_begin(mp, pp, next);
 			__atomic_store_n(&pp->nrun, pp->nrun + 1, __ATOMIC_RELAXED);
 			glocal_switch_in(next->stack_hi);
 			return next;
