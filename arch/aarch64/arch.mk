@@ -7,7 +7,7 @@ OBJCOPY := $(CROSS)objcopy
 # bigger than the guard, so a big local array faults in a G's guard page
 # instead of jumping it; aarch64 gcc assumes a 64 KiB guard unless told
 # that gmk's is one 4 KiB page (2^12).
-ARCH_CFLAGS := --specs=picolibc.specs -march=armv8-a -mstrict-align \
+ARCH_CFLAGS := --specs=picolibc.specs --picolibc-buildtype=release -march=armv8-a -mstrict-align \
 	-mno-outline-atomics -fno-pic -mcmodel=small \
 	--param=stack-clash-protection-guard-size=12 \
 	--param=stack-clash-protection-probe-interval=12
