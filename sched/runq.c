@@ -89,31 +89,56 @@ void runqput(struct p *pp, struct g *gp, bool next)
 	}
 }
 
+/* Links last to the Gs of the slots [from, to), in order; returns the
+ * last G linked. Owner only. */
+static inline struct g *link_slots(struct g *last, struct g **from, struct g **to)
+{
+	for (; from < to; from++) {
+		struct g *next = SLOT_LOAD(from);
+		last->schedlink = next;
+		last = next;
+	}
+	return last;
+}
+
 /*
  * runqputslow moves gp and half of the full local queue to the global
  * queue in one batch, so that the lock is taken once. Owner only.
+ *
+ * Departure from Go, which copies the half out of the ring and then CASes
+ * the head (the CAS tells it that what it copied was still its to take),
+ * then links the copies: here the CAS comes first and the Gs are linked
+ * straight from the ring. Only the owner writes slots, and an interrupt
+ * handler never queues a G (sched/netpoll.c), so the slots the CAS gave
+ * up keep their Gs until this owner's next put; a thief that read them
+ * fails its own CAS. One pass over the Gs instead of two, and no 1 KiB
+ * array (Go's is on the stack: here a small G's stack could not hold it,
+ * on the path waitgroup_done -> semrelease -> goready -> runqput).
  */
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t)
 {
-	/* Go keeps this array on the stack; here it would take 1 KiB of a
-	 * G's stack (half of a small one) on the path waitgroup_done ->
-	 * semrelease -> goready -> runqput. Owner only, so one per P. */
-	struct g **batch = pp->runqputslow_batch;
 	uint32_t n = (t - h) / 2;
 
 	if (n != RUNQ_SIZE / 2)
 		panic("runqputslow: queue is not full (%u of %u)", t - h,
 		      RUNQ_SIZE);
-	for (uint32_t i = 0; i < n; i++)
-		batch[i] = slot(pp->runq, h + i);
 	/* cas-release, commits consume */
 	if (!atomic_casrel32(&pp->runqhead, h, h + n))
 		return false;
-	batch[n] = gp;
 
-	struct gqueue q = { 0 };
-	for (uint32_t i = 0; i <= n; i++)
-		gqueue_pushback(&q, batch[i]);
+	/* The n slots from h: one run of the ring, or two where it wraps. */
+	uint32_t i0 = h % RUNQ_SIZE, i1 = i0 + n;
+	struct g *first = pp->runq[i0];
+	struct g *last;
+	if (i1 <= RUNQ_SIZE) {
+		last = link_slots(first, &pp->runq[i0 + 1], &pp->runq[i1]);
+	} else {
+		last = link_slots(first, &pp->runq[i0 + 1], &pp->runq[RUNQ_SIZE]);
+		last = link_slots(last, &pp->runq[0], &pp->runq[i1 - RUNQ_SIZE]);
+	}
+	last->schedlink = gp;
+	gp->schedlink = NULL;
+	struct gqueue q = { .head = first, .tail = gp, .size = (int32_t)n + 1 };
 
 	spin_lock(&sched.lock);
 	globrunqputbatch(&q);

@@ -176,8 +176,6 @@ struct p {
 	volatile uint32_t runqtail;	/* owner only: store-release */
 	struct g *runq[RUNQ_SIZE];
 	volatile uintptr_t runnext;
-	/* runqputslow's batch (owner only): too big for a small G stack. */
-	struct g *runqputslow_batch[RUNQ_SIZE / 2 + 1];
 
 	/* Dead G records, for reuse by newproc on this P (owner only). A
 	 * record keeps a stack of another size than the default; default
