@@ -993,16 +993,17 @@ static struct g *stealwork(struct p *pp)
 }
 
 /* Called with sched.lock held (findrunnable, on g0: spin_lock_nopreempt);
- * drops it, then puts the rest of the batch on pp's local queue. */
+ * drops it. The rest of the batch goes on pp's local queue, before the
+ * unlock or after it (globrunqget_runq). */
 static __always_inline struct g *globrunqget_batch_locked(struct p *pp)
 {
 	struct g *rest;
 	int32_t nrest;
-	struct g *gp = globrunqgetchain(GLOBRUNQ_BATCH_MAX, &rest, &nrest);
+	struct g *gp = globrunqget_runq(pp, GLOBRUNQ_BATCH_MAX, &rest, &nrest);
 	spin_unlock_nopreempt(&sched.lock);
 	if (gp) {
 		pp->nglobget += 1 + nrest;
-		if (nrest)
+		if (rest)
 			runqputchain(pp, rest, NULL, nrest);
 	}
 	return gp;

@@ -62,6 +62,19 @@ static inline struct g *runnext_swap(struct p *pp, struct g *gp)
 }
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
 void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
+/* Puts the Gs of the chain from gp in the slots [from, to) of a ring, in
+ * order; returns the G after the last put. A relaxed atomic store (see
+ * runq.c's SLOT_STORE): thieves read the slots. A G's schedlink is left
+ * as it is: nothing reads the link of a G on a ring. Owner only. */
+static __always_inline struct g *chain_to_slots(struct g *gp, struct g **from, struct g **to)
+{
+	for (; from < to; from++) {
+		__atomic_store_n(from, gp, __ATOMIC_RELAXED);
+		gp = gp->schedlink;
+	}
+	return gp;
+}
+
 /*
  * runqputchain puts a chain of n Gs (linked by schedlink, NULL-terminated;
  * tail is its last G, or NULL if the caller does not know it) on pp's
@@ -238,6 +251,62 @@ static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, 
 	*rest = gp->schedlink;
 	*nrest = n - 1;
 	gp->schedlink = NULL;
+	globrunq_publish_size();
+	return gp;
+}
+
+/*
+ * globrunqget_runq: globrunqgetchain for a P that puts the rest on its own
+ * local queue. When the take leaves Gs behind (n < size), the walk that
+ * finds where to cut puts each G it passes on pp's ring, under the lock:
+ * a cut first and the puts after the unlock would walk the Gs twice, and
+ * the first walk, the one under the lock, reads every G's (cold) record
+ * either way. A take of the whole queue is detached as one chain without
+ * a walk, for the caller to put after the unlock (*rest, *nrest as
+ * globrunqgetchain's; NULL and 0 when the Gs are on the ring already).
+ * Go's globrunqget puts them all under the lock, one runqput at a time.
+ * Owner of pp only; n shrinks to what its ring has room for.
+ */
+static __always_inline struct g *globrunqget_runq(struct p *pp, int32_t max, struct g **rest,
+						  int32_t *nrest)
+{
+	assert_sched_locked();
+	int32_t size = sched.runq.size;
+	int32_t n = size;
+	if (sched.nprocs > 1) {		/* at 1 P, no division */
+		n = size / (int32_t)sched.nprocs + 1;
+		if (n > size)
+			n = size;
+	}
+	if (n > max)			/* max >= 1, so n >= 1 if size is */
+		n = max;
+	if (n == size)
+		return globrunqgetchain(max, rest, nrest);	/* whole, or empty */
+
+	/* load-acquire, synchronize with consumers */
+	uint32_t h = atomic_load32(&pp->runqhead);
+	uint32_t t = pp->runqtail;
+	uint32_t room = RUNQ_SIZE - (t - h);
+	if ((uint32_t)n - 1 > room)
+		n = (int32_t)room + 1;
+	struct g *gp = sched.runq.head;
+	/* The n - 1 slots from t: one run of the ring, or two where it
+	 * wraps. */
+	uint32_t i0 = t % RUNQ_SIZE, i1 = i0 + (uint32_t)n - 1;
+	struct g *next;
+	if (i1 <= RUNQ_SIZE) {
+		next = chain_to_slots(gp->schedlink, &pp->runq[i0], &pp->runq[i1]);
+	} else {
+		next = chain_to_slots(gp->schedlink, &pp->runq[i0], &pp->runq[RUNQ_SIZE]);
+		next = chain_to_slots(next, &pp->runq[0], &pp->runq[i1 - RUNQ_SIZE]);
+	}
+	/* store-release, makes the items available to consumers */
+	atomic_store32(&pp->runqtail, t + (uint32_t)n - 1);
+	sched.runq.head = next;		/* not NULL: n < size */
+	sched.runq.size = size - n;
+	gp->schedlink = NULL;
+	*rest = NULL;
+	*nrest = n - 1;
 	globrunq_publish_size();
 	return gp;
 }

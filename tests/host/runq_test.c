@@ -142,6 +142,25 @@ static void test_overflow_to_global(void)
 	CHECK(gp == &gs[RUNQ_SIZE], "global tail = G %ld", gid(gp));
 	check_exactly_once("257 puts", RUNQ_SIZE + 1);
 
+	/* The half moved from every ring position: where it wraps, the
+	 * global queue still has it oldest first. */
+	static const uint32_t offs[] = { 1, 100, 128, 129, 200, 255, 0xffffff80u };
+	for (unsigned k = 0; k < sizeof offs / sizeof offs[0]; k++) {
+		reset();
+		p_a.runqhead = p_a.runqtail = offs[k];
+		for (uint32_t i = 0; i < RUNQ_SIZE + 1; i++)
+			runqput(&p_a, &gs[i], false);
+		CHECK(sched.runq.size == RUNQ_SIZE / 2 + 1, "at %u: global %d", offs[k],
+		      sched.runq.size);
+		gp = sched.runq.head;
+		for (uint32_t i = 0; i < RUNQ_SIZE / 2 && gp; i++, gp = gp->schedlink)
+			CHECK(gp == &gs[i], "at %u: global[%u] = G %ld", offs[k], i, gid(gp));
+		CHECK(gp == &gs[RUNQ_SIZE] && !gp->schedlink && sched.runq.tail == gp,
+		      "at %u: global tail = G %ld", offs[k], gid(gp));
+		for (uint32_t i = RUNQ_SIZE / 2; i < RUNQ_SIZE; i++)
+			CHECK(runqget(&p_a, NULL) == &gs[i], "at %u: ring lost G %u", offs[k], i);
+	}
+
 	/* Many overflows in a row, runnext mixed in. */
 	reset();
 	for (uint32_t i = 0; i < 3000; i++)
@@ -255,6 +274,76 @@ static void test_globrunq(void)
 		globrunqputhead(&gs[3000]);
 		CHECK(globrunqget() == &gs[3000], "head put not first");
 		spin_unlock(&sched.lock);
+	}
+}
+
+/*
+ * globrunqget_runq: the same n as globrunqgetchain, the first G returned;
+ * a take that leaves Gs behind puts the rest on the ring itself (no more
+ * than it has room for), in order after what the ring held, from every
+ * ring position (wrapping too); a take of the whole queue hands the rest
+ * back as a chain. Nothing lost or doubled.
+ */
+static void test_globrunq_to_ring(void)
+{
+	static const struct { int32_t size, max; uint32_t nprocs; int32_t want; } c[] = {
+		{ 0, 128, 4, 0 },	{ 1, 128, 4, 1 },	{ 100, 128, 4, 26 },
+		{ 1000, 128, 1, 128 },	{ 3, 128, 8, 1 },	{ 100, 5, 1, 5 },
+		{ 10, 128, 1, 10 },	{ 64, 128, 2, 33 },	{ 129, 128, 1, 128 },
+	};
+	static const uint32_t fills[] = { 0, 1, 200, 250, 255, 256 };
+	static const uint32_t offs[] = { 0, 100, 250, 0xfffffff0u };
+	host_cpu_init(0);
+	for (unsigned k = 0; k < sizeof c / sizeof c[0]; k++)
+	for (unsigned f = 0; f < sizeof fills / sizeof fills[0]; f++)
+	for (unsigned o = 0; o < sizeof offs / sizeof offs[0]; o++) {
+		reset();
+		sched.nprocs = c[k].nprocs;
+		uint32_t fill = fills[f];
+		p_a.runqhead = p_a.runqtail = offs[o];
+		for (uint32_t i = 0; i < fill; i++)
+			runqput(&p_a, &gs[3000 + i], false);
+		spin_lock(&sched.lock);
+		for (int32_t i = 0; i < c[k].size; i++)
+			globrunqput(&gs[i]);
+		struct g *rest;
+		int32_t nrest;
+		struct g *gp = globrunqget_runq(&p_a, c[k].max, &rest, &nrest);
+		int32_t left = sched.runq.size;
+		spin_unlock(&sched.lock);
+		char at[96];
+		snprintf(at, sizeof at, "size %d max %d nprocs %u fill %u at %u", c[k].size,
+			 c[k].max, c[k].nprocs, fill, offs[o]);
+		int32_t want = c[k].want;
+		bool whole = want == c[k].size;
+		if (!whole && (uint32_t)want - 1 > RUNQ_SIZE - fill)
+			want = (int32_t)(RUNQ_SIZE - fill) + 1;	/* the ring's room */
+		int32_t got = gp ? 1 + nrest : 0;
+		CHECK(got == want, "%s: got %d want %d", at, got, want);
+		CHECK(!gp || gp == &gs[0], "%s: first %ld", at, gid(gp));
+		CHECK(left == c[k].size - got, "%s: left %d", at, left);
+		if (whole) {
+			/* The rest as a chain, for the caller to put. */
+			int32_t n = 0;
+			for (struct g *it = rest; it; it = it->schedlink, n++)
+				CHECK(it == &gs[1 + n], "%s: chain[%d] = G %ld", at, n, gid(it));
+			CHECK(n == nrest, "%s: chain of %d, nrest %d", at, n, nrest);
+			CHECK(ringlen(&p_a) == fill, "%s: ring %u", at, ringlen(&p_a));
+		} else {
+			CHECK(rest == NULL, "%s: a chain left", at);
+			CHECK(ringlen(&p_a) == fill + (uint32_t)nrest, "%s: ring %u", at,
+			      ringlen(&p_a));
+			CHECK(sched.runq.head == &gs[got], "%s: global head G %ld", at,
+			      gid(sched.runq.head));
+		}
+		/* The ring: its own Gs, then the batch, in order. */
+		for (uint32_t i = 0; i < fill; i++)
+			CHECK(runqget(&p_a, NULL) == &gs[3000 + i], "%s: ring lost G %u", at,
+			      3000 + i);
+		if (!whole)
+			for (int32_t i = 1; i < got; i++)
+				CHECK(runqget(&p_a, NULL) == &gs[i], "%s: batch[%d] not next", at, i);
+		CHECK(runqempty(&p_a), "%s: ring not empty", at);
 	}
 }
 
@@ -376,12 +465,22 @@ static bool find_and_consume(unsigned me, uint64_t *rng)
 		return true;
 	if (!globrunqempty()) {
 		struct gqueue q = { 0 };
+		struct g *rest = NULL;
+		int32_t nrest = 0;
+		/* Every other take puts its batch on the ring under the lock
+		 * (findrunnable's), the others after it. */
+		bool to_ring = st[me].globgets % 2;
 		spin_lock(&sched.lock);
-		gp = globrunqgetbatch(GLOBRUNQ_BATCH_MAX, &q);
+		if (to_ring)
+			gp = globrunqget_runq(pp, GLOBRUNQ_BATCH_MAX, &rest, &nrest);
+		else
+			gp = globrunqgetbatch(GLOBRUNQ_BATCH_MAX, &q);
 		spin_unlock(&sched.lock);
 		if (gp) {
 			st[me].globgets++;
-			st[me].globbatch += 1 + q.size;
+			st[me].globbatch += 1 + (to_ring ? nrest : q.size);
+			if (rest)
+				runqputchain(pp, rest, NULL, nrest);
 			runqputbatch(pp, &q);
 			consume(gp);
 			return true;
@@ -616,6 +715,7 @@ static const struct host_test tests[] = {
 	{ "steal_half", test_steal_half },
 	{ "putbatch_and_drain", test_putbatch_and_drain },
 	{ "globrunq_batch_size", test_globrunq },
+	{ "globrunq_to_ring", test_globrunq_to_ring },
 	{ "runqempty_never_spurious", test_runqempty_never_spurious },
 	{ "stress_owner_and_thieves", test_stress_owner_and_thieves },
 	{ "kernel_spinlock_misuse_panics", test_kernel_spinlock_misuse_panics },
