@@ -18,17 +18,6 @@ struct glocal *glocal_current(void)
 	return glocal_of(g->stack_hi);
 }
 
-uintptr_t glocal_init(uintptr_t stack_top)
-{
-	uintptr_t base = stack_top - GLOCAL_SIZE;
-
-	*glocal_of(stack_top) = (struct glocal){ 0 };	/* two stores, not a call */
-#if GLOCAL_ARCH_TLS
-	arch_glocal_tls_init((void *)base);
-#endif
-	return base;
-}
-
 void glocal_park(void)
 {
 	struct glocal *l = glocal_current();

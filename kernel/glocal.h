@@ -7,7 +7,7 @@
  * on (a G preempted inside snprintf on one core resumes on another, and
  * the next G on the first core must not find its state half-updated).
  * The area costs nothing to allocate and nothing to free: gobuf_set_stack
- * (kernel/gobuf.h) carves GLOCAL_SIZE bytes off the top of the stack a
+ * (below) carves GLOCAL_SIZE bytes off the top of the stack a
  * G starts on, zeroes them, and the G's stack pointer starts below them.
  * Laid out from stack_hi down:
  *
@@ -25,6 +25,7 @@
 #ifndef GMK_KERNEL_GLOCAL_H
 #define GMK_KERNEL_GLOCAL_H
 
+#include "kernel/compiler.h"
 #include "kernel/gobuf.h"	/* the arch's GLOCAL_ARCH_TLS */
 
 #ifndef GLOCAL_ARCH_TLS
@@ -63,9 +64,6 @@ static inline struct glocal *glocal_of(uintptr_t stack_hi)
  * boot before the scheduler). */
 struct glocal *glocal_current(void);
 
-/* glocal_init (declared in kernel/gobuf.h, for gobuf_set_stack): a G
- * starts on the stack whose top is stack_top; sets up its area and
- * returns where its stack pointer starts. */
 /* The running G is about to park: write out its partial line (a prompt
  * before a read, a line before a long wait). */
 void glocal_park(void);
@@ -80,7 +78,8 @@ static inline int glocal_exit_due(uintptr_t stack_hi)
 {
 	const struct glocal *l = glocal_of(stack_hi);
 #ifdef GLOCAL_ARCH_LIBC
-	return l->line != 0 || l->libc != 0;
+	/* One test of both words (an or), not two branches. */
+	return ((uintptr_t)l->line | (uintptr_t)l->libc) != 0;
 #else
 	return l->line != 0;
 #endif
@@ -110,10 +109,33 @@ static inline void glocal_switch_in(uintptr_t stack_hi) { (void)stack_hi; }
 #endif
 
 /* The arch's half (arch/<arch>): set up the TLS block of a G's area
- * (GLOCAL_ARCH_TLS bytes at block); and, for newlib, free the C
- * library's state of an exiting G. */
+ * (GLOCAL_ARCH_TLS bytes at block; gobuf_arch.h may define it inline);
+ * and, for newlib, free the C library's state of an exiting G. */
+#ifndef arch_glocal_tls_init
 void arch_glocal_tls_init(void *block);
+#endif
 void arch_glocal_libc_free(void *libc);
+
+/* glocal_init: a G starts on the stack whose top is stack_top; sets up
+ * its area and returns where its stack pointer starts. Inline, with the
+ * arch's TLS block, on the path of every go(). */
+static __always_inline uintptr_t glocal_init(uintptr_t stack_top)
+{
+	uintptr_t base = stack_top - GLOCAL_SIZE;
+
+	*glocal_of(stack_top) = (struct glocal){ 0 };	/* two stores, not a call */
+#if GLOCAL_ARCH_TLS
+	arch_glocal_tls_init((void *)base);
+#endif
+	return base;
+}
+
+/* The fresh context b starts on the stack whose top is sp_top, below
+ * the G-local area that the top of every G's stack holds. */
+static __always_inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
+{
+	b->sp = arch_gobuf_entry_sp(glocal_init(sp_top));
+}
 #endif
 
 #endif

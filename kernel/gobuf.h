@@ -128,7 +128,7 @@ void mcall_on_g0(void);
 
 /*
  * A fresh context for the G g: gogo lands on goentry. sp stays 0 until
- * the G has a stack (gobuf_set_stack): a G gets its stack when it first
+ * the G has a stack (gobuf_set_stack, kernel/glocal.h): a G gets its stack when it first
  * runs (sched/gproc.c, gstack_attach). Go's newproc1 writes the return
  * address (goexit) onto the new stack; gmk writes nothing there, so that
  * starting a G touches its record only.
@@ -143,16 +143,8 @@ static inline void gobuf_init(struct gobuf *b, void *g)
 #endif
 }
 
-/* kernel/glocal.h: sets up the G-local area of a stack whose top is
- * stack_top; returns where the G's stack pointer starts. */
-uintptr_t glocal_init(uintptr_t stack_top);
-
-/* The fresh context b starts on the stack whose top is sp_top, below
- * the G-local area that the top of every G's stack holds (glocal.h). */
-static inline void gobuf_set_stack(struct gobuf *b, uintptr_t sp_top)
-{
-	b->sp = arch_gobuf_entry_sp(glocal_init(sp_top));
-}
+/* gobuf_set_stack(b, sp_top), which starts b below the G-local area of
+ * the stack whose top is sp_top, is in kernel/glocal.h. */
 #endif
 
 #endif

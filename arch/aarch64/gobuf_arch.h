@@ -45,6 +45,33 @@ static inline uintptr_t arch_gobuf_entry_sp(uintptr_t sp_top)
 {
 	return sp_top & ~(uintptr_t)15;
 }
+
+/* The block's thread control block, before the TLS image (tls.c; the
+ * linker script checks that picolibc's agrees). */
+#define TLS_TCB_SIZE	16
+
+/* tls.c: whether the TLS image is all .tbss (picolibc's errno and
+ * friends: no thread-local variable with an initial value), set at
+ * boot; and the general case, the image copied into a block. */
+extern _Bool arch_tls_all_bss;
+void arch_glocal_tls_init_image(void *block);
+
+/* A G's TLS block as a new thread's (kernel/glocal.h): inline on the path
+ * of every go(). An all-.tbss image is six stores, where picolibc's
+ * _init_tls would copy an empty .tdata and clear the rest through memcpy
+ * and memset. */
+static inline void arch_glocal_tls_init(void *block)
+{
+	if (__builtin_expect(arch_tls_all_bss, 1)) {
+		/* Stores written out: gcc would make a loop a memset call. */
+		_Static_assert(GLOCAL_ARCH_TLS - TLS_TCB_SIZE == 6 * 8, "the stores below");
+		uint64_t *w = (uint64_t *)((uint8_t *)block + TLS_TCB_SIZE);
+		w[0] = 0; w[1] = 0; w[2] = 0; w[3] = 0; w[4] = 0; w[5] = 0;
+		return;
+	}
+	arch_glocal_tls_init_image(block);
+}
+#define arch_glocal_tls_init arch_glocal_tls_init
 #endif
 
 #endif

@@ -27,30 +27,17 @@
 #include "kernel/glocal.h"
 #include "kernel/percpu.h"
 
-#define TLS_TCB_SIZE	16	/* linker/aarch64.ld checks picolibc's agrees */
-
 static uint8_t tls_blocks[MAX_CPUS][GLOCAL_ARCH_TLS] __attribute__((aligned(64)));
 
 /* The image's bounds (linker/aarch64.ld). */
 extern char __tdata_start[], __tdata_end[];
 
-/*
- * Whether the image is all .tbss (no thread-local variable with an
- * initial value: picolibc's errno and friends), set at boot. A G's block
- * is then zeroed here, six stores, where _init_tls would copy an empty
- * .tdata and clear the rest through memcpy and memset at every G's start.
- */
-static bool tls_all_bss;
+/* Set at boot (tls_boot_setup); arch_glocal_tls_init (gobuf_arch.h)
+ * zeroes a G's block when it is true. */
+_Bool arch_tls_all_bss;
 
-void arch_glocal_tls_init(void *block)
+void arch_glocal_tls_init_image(void *block)
 {
-	if (likely(tls_all_bss)) {
-		/* Stores written out: gcc would make a loop a memset call. */
-		_Static_assert(GLOCAL_ARCH_TLS - TLS_TCB_SIZE == 6 * 8, "the stores below");
-		uint64_t *w = (uint64_t *)((uint8_t *)block + TLS_TCB_SIZE);
-		w[0] = 0; w[1] = 0; w[2] = 0; w[3] = 0; w[4] = 0; w[5] = 0;
-		return;
-	}
 	_init_tls((uint8_t *)block + TLS_TCB_SIZE);
 }
 
@@ -64,7 +51,7 @@ void tls_boot_setup(unsigned cpu_id)
 	 * different. Every core stores the same value. */
 	uintptr_t start = (uintptr_t)__tdata_start, end = (uintptr_t)__tdata_end;
 	__asm__("" : "+r"(start), "+r"(end));
-	tls_all_bss = start == end;
+	arch_tls_all_bss = start == end;
 	arch_glocal_tls_init(block);
 	cpus[cpu_id % MAX_CPUS].libc_tls = block;
 	/* _set_tls would take the image's address: the block's is ours. */
