@@ -128,7 +128,7 @@ bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t)
 
 	/* The n slots from h: one run of the ring, or two where it wraps. */
 	uint32_t i0 = h % RUNQ_SIZE, i1 = i0 + n;
-	struct g *first = pp->runq[i0];
+	struct g *first = SLOT_LOAD(&pp->runq[i0]);
 	struct g *last;
 	if (i1 <= RUNQ_SIZE) {
 		last = link_slots(first, &pp->runq[i0 + 1], &pp->runq[i1]);

@@ -209,33 +209,35 @@ static __always_inline void globrunqput(struct g *gp)
 	globrunq_publish_size();
 }
 
-/*
- * globrunqgetchain takes min(max, size, size/nprocs + 1) Gs, the
- * size/nprocs term leaving the other Ps their share. It returns the first
- * (NULL if the queue is empty) and the rest as a chain: *rest, linked by
- * schedlink and NULL-terminated, *nrest Gs, which the caller puts on its
- * local queue (runqputchain) after dropping the lock.
- */
-static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, int32_t *nrest)
+/* How many Gs a take of up to max Gs from the global queue takes:
+ * min(max, size, size/nprocs + 1), the size/nprocs term leaving the
+ * other Ps their share; 0 when the queue is empty. */
+static __always_inline int32_t globrunq_take_n(int32_t max)
 {
-	assert_sched_locked();
 	int32_t size = sched.runq.size;
-	if (size == 0) {
-		*rest = NULL;
-		*nrest = 0;
-		return NULL;
-	}
 	int32_t n = size;
 	if (sched.nprocs > 1) {		/* at 1 P, no division */
 		n = size / (int32_t)sched.nprocs + 1;
 		if (n > size)
 			n = size;
 	}
-	if (n > max)			/* max >= 1, so n >= 1 */
+	if (n > max)			/* max >= 1, so n >= 1 if size is */
 		n = max;
+	return n;
+}
 
-	/* Detach the first n Gs as one chain: the whole queue as it is
-	 * (at 1 P, every other gosched), or a walk to the n-th. */
+/* Detaches the first n (globrunq_take_n) Gs of the global queue as one
+ * chain: the whole queue as it is (at 1 P, every other gosched), or a
+ * walk to the n-th. Returns the first (NULL for n = 0), the rest as
+ * globrunqgetchain says. */
+static __always_inline struct g *globrunq_detach(int32_t n, struct g **rest, int32_t *nrest)
+{
+	int32_t size = sched.runq.size;
+	if (n == 0) {
+		*rest = NULL;
+		*nrest = 0;
+		return NULL;
+	}
 	struct g *gp = sched.runq.head;
 	if (n == size) {
 		sched.runq.head = sched.runq.tail = NULL;	/* tail's link is NULL */
@@ -256,6 +258,18 @@ static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, 
 }
 
 /*
+ * globrunqgetchain takes globrunq_take_n(max) Gs. It returns the first
+ * (NULL if the queue is empty) and the rest as a chain: *rest, linked by
+ * schedlink and NULL-terminated, *nrest Gs, which the caller puts on its
+ * local queue (runqputchain) after dropping the lock.
+ */
+static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, int32_t *nrest)
+{
+	assert_sched_locked();
+	return globrunq_detach(globrunq_take_n(max), rest, nrest);
+}
+
+/*
  * globrunqget_runq: globrunqgetchain for a P that puts the rest on its own
  * local queue. When the take leaves Gs behind (n < size), the walk that
  * finds where to cut puts each G it passes on pp's ring, under the lock:
@@ -272,16 +286,9 @@ static __always_inline struct g *globrunqget_runq(struct p *pp, int32_t max, str
 {
 	assert_sched_locked();
 	int32_t size = sched.runq.size;
-	int32_t n = size;
-	if (sched.nprocs > 1) {		/* at 1 P, no division */
-		n = size / (int32_t)sched.nprocs + 1;
-		if (n > size)
-			n = size;
-	}
-	if (n > max)			/* max >= 1, so n >= 1 if size is */
-		n = max;
+	int32_t n = globrunq_take_n(max);
 	if (n == size)
-		return globrunqgetchain(max, rest, nrest);	/* whole, or empty */
+		return globrunq_detach(n, rest, nrest);	/* whole, or empty */
 
 	/* load-acquire, synchronize with consumers */
 	uint32_t h = atomic_load32(&pp->runqhead);
