@@ -300,5 +300,12 @@ TEST(netdev_loopback_tcp_echo_carries_every_byte_and_frees_its_pcbs)
 	EXPECT_EQ(c[2], lb.pool0);
 	printf("# netdev: loopback TCP echo of %u KiB in %llu ms\n", LB_BYTES / 1024,
 	       (unsigned long long)(ns / NSEC_PER_MSEC));
+	/* What handing work to the stack goroutine costs (docs/internals.md,
+	 * "The network stack"): a figure, not a pass/fail. */
+	t0 = nanotime();
+	for (int i = 0; i < 1000; i++)
+		netstack_call(lb_counts, c);
+	printf("# netdev: netstack_call round trip %llu ns\n",
+	       (unsigned long long)((nanotime() - t0) / 1000));
 }
 #endif
