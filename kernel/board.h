@@ -76,6 +76,13 @@ uint64_t board_counter_hz(void);
 bool board_virtio_mmio(unsigned i, uintptr_t *base) __attribute__((weak));
 bool board_virtio_mmio_irq(unsigned i, void (*handler)(void *), void *arg)
 	__attribute__((weak));
+/* The same for virtio devices on PCI (the pc platform): device i's
+ * transport, ready to start, into *d (kernel/dev/virtio.h); false past
+ * the last. */
+struct virtio_dev;
+bool board_virtio_pci(unsigned i, struct virtio_dev *d) __attribute__((weak));
+bool board_virtio_pci_irq(unsigned i, void (*handler)(void *), void *arg)
+	__attribute__((weak));
 
 /* Leave the machine with a status (0 = success). Under QEMU this ends QEMU
  * with that status; on real hardware it powers off or halts. */

@@ -155,6 +155,83 @@ bool virtio_mmio_probe(struct virtio_dev *d, uintptr_t base)
 	return (d->version == 1 || d->version == 2) && d->device_id != 0;
 }
 
+/* ---- virtio over PCI, legacy (transitional) layout, in I/O space ------- */
+
+#define PIO_DEV_FEATURES	0x00	/* 32 bits */
+#define PIO_DRV_FEATURES	0x04
+#define PIO_QUEUE_PFN		0x08
+#define PIO_QUEUE_NUM		0x0c	/* 16 bits */
+#define PIO_QUEUE_SEL		0x0e
+#define PIO_QUEUE_NOTIFY	0x10
+#define PIO_STATUS		0x12	/* 8 bits */
+#define PIO_ISR			0x13	/* reading it acknowledges */
+#define PIO_CONFIG		0x14	/* without MSI-X */
+
+static inline uint32_t pin(struct virtio_dev *d, unsigned off, unsigned size)
+{
+	return d->pio->in((uint16_t)(d->base + off), size);
+}
+static inline void pout(struct virtio_dev *d, unsigned off, unsigned size, uint32_t v)
+{
+	d->pio->out((uint16_t)(d->base + off), size, v);
+}
+
+static uint64_t pio_features(struct virtio_dev *d) { return pin(d, PIO_DEV_FEATURES, 4); }
+static void pio_set_features(struct virtio_dev *d, uint64_t f)
+{
+	pout(d, PIO_DRV_FEATURES, 4, (uint32_t)f);
+}
+static uint8_t pio_status(struct virtio_dev *d) { return (uint8_t)pin(d, PIO_STATUS, 1); }
+static void pio_set_status(struct virtio_dev *d, uint8_t s) { pout(d, PIO_STATUS, 1, s); }
+
+static unsigned pio_queue_max(struct virtio_dev *d, unsigned index)
+{
+	pout(d, PIO_QUEUE_SEL, 2, index);
+	if (pin(d, PIO_QUEUE_PFN, 4))
+		return 0;			/* in use already */
+	return pin(d, PIO_QUEUE_NUM, 2);
+}
+
+/* The legacy interface has no size to set: the queue is the device's
+ * size (QUEUE_NUM), laid out as one block (virtq_setup takes num as the
+ * device gives it, a power of two). */
+static bool pio_queue_set(struct virtio_dev *d, unsigned index, unsigned num,
+			  uintptr_t desc, uintptr_t avail, uintptr_t used)
+{
+	pout(d, PIO_QUEUE_SEL, 2, index);
+	if (num != pin(d, PIO_QUEUE_NUM, 2))
+		return false;
+	pout(d, PIO_QUEUE_PFN, 4, (uint32_t)(desc / PAGE_SIZE));
+	return pin(d, PIO_QUEUE_PFN, 4) == desc / PAGE_SIZE;
+}
+
+static void pio_notify(struct virtio_dev *d, unsigned index) { pout(d, PIO_QUEUE_NOTIFY, 2, index); }
+static uint32_t pio_isr_ack(struct virtio_dev *d) { return pin(d, PIO_ISR, 1); }
+static uint8_t pio_config8(struct virtio_dev *d, unsigned off)
+{
+	return (uint8_t)pin(d, PIO_CONFIG + off, 1);
+}
+
+static const struct virtio_ops pio_ops = {
+	.features = pio_features, .set_features = pio_set_features,
+	.status = pio_status, .set_status = pio_set_status,
+	.queue_max = pio_queue_max, .queue_set = pio_queue_set,
+	.notify = pio_notify, .isr_ack = pio_isr_ack, .config8 = pio_config8,
+	.fixed_size = true,
+};
+
+void virtio_pci_legacy_init(struct virtio_dev *d, const struct virtio_pio *io,
+			    uint16_t port, uint32_t device_id)
+{
+	memset(d, 0, sizeof *d);
+	d->ops = &pio_ops;
+	d->pio = io;
+	d->base = port;
+	d->version = 1;
+	d->device_id = device_id;
+	d->transport = "virtio-pci";
+}
+
 /* ---- the device ------------------------------------------------------------ */
 
 bool virtio_start(struct virtio_dev *d, uint64_t want, uint64_t *got,
@@ -227,6 +304,15 @@ bool virtq_setup(struct virtio_dev *d, struct virtq *q, unsigned index,
 		snprintf(err, errlen, "%s at 0x%lx: no queue %u", d->transport,
 			 (unsigned long)d->base, index);
 		return false;
+	}
+	if (d->ops->fixed_size) {
+		num = devmax;
+		if (num > VIRTQ_MAX || (num & (num - 1))) {
+			snprintf(err, errlen, "%s at 0x%lx: queue %u of %u entries: want "
+				 "a power of two up to %u", d->transport,
+				 (unsigned long)d->base, index, num, VIRTQ_MAX);
+			return false;
+		}
 	}
 	if (num > devmax)
 		num = devmax;

@@ -1,11 +1,14 @@
 /*
  * The virtio transport (Virtual I/O Device specification 1.2): what every
  * virtio device's driver needs from the bus it sits on, and the split
- * virtqueues it talks through. One transport so far: virtio-mmio, legacy
- * (version 1, QEMU's default for -M virt) and modern (version 2); a PCI
- * one fits behind the same calls (struct virtio_dev's `ops`).
+ * virtqueues it talks through. Two transports: virtio-mmio, legacy
+ * (version 1, QEMU's default for -M virt) and modern (version 2); and
+ * virtio over PCI in its legacy (transitional) layout, the registers in
+ * I/O space, reached through the platform's port I/O (struct virtio_pio).
  *
  *   virtio_mmio_probe(&d, base)   a device at base? (magic, version, id)
+ *   virtio_pci_legacy_init(&d, io, port, id)  the device whose I/O BAR
+ *                                 is at port (the platform found it)
  *   virtio_start(&d, want, &got, err, n)  reset, ACKNOWLEDGE, DRIVER, the
  *                                 features both sides have (want & the
  *                                 device's), FEATURES_OK
@@ -54,15 +57,24 @@ struct virtio_ops {
 	void (*notify)(struct virtio_dev *d, unsigned index);
 	uint32_t (*isr_ack)(struct virtio_dev *d);
 	uint8_t (*config8)(struct virtio_dev *d, unsigned off);
+	bool fixed_size;	/* the device's queue size is the only one */
+};
+
+/* Port I/O, from the platform (kernel/ has no port instructions): size
+ * is 1, 2 or 4 bytes. */
+struct virtio_pio {
+	uint32_t (*in)(uint16_t port, unsigned size);
+	void (*out)(uint16_t port, unsigned size, uint32_t v);
 };
 
 struct virtio_dev {
 	const struct virtio_ops *ops;
-	uintptr_t base;
+	const struct virtio_pio *pio;	/* legacy PCI */
+	uintptr_t base;			/* MMIO address, or the I/O BAR's port */
 	uint32_t version;	/* virtio-mmio: 1 legacy, 2 modern */
 	uint32_t device_id;	/* VIRTIO_ID_* */
 	uint64_t features;	/* negotiated */
-	const char *transport;	/* "virtio-mmio" */
+	const char *transport;	/* "virtio-mmio", "virtio-pci" */
 };
 
 struct virtq_desc {
@@ -88,6 +100,8 @@ struct virtq {
 };
 
 bool virtio_mmio_probe(struct virtio_dev *d, uintptr_t base);
+void virtio_pci_legacy_init(struct virtio_dev *d, const struct virtio_pio *io,
+			    uint16_t port, uint32_t device_id);
 bool virtio_start(struct virtio_dev *d, uint64_t want, uint64_t *got,
 		  char *err, size_t errlen);
 bool virtq_setup(struct virtio_dev *d, struct virtq *q, unsigned index,

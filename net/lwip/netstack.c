@@ -146,34 +146,46 @@ static void nic_status(struct netif *netif)
 	netpoll_wake();
 }
 
-/* The first virtio-net device among the board's virtio-mmio slots. */
-static bool nic_probe(void)
+/* Start the virtio-net device d and route its interrupt (irq). */
+static bool nic_open(struct virtio_dev *d, unsigned i,
+		     bool (*irq)(unsigned, void (*)(void *), void *))
 {
-	uintptr_t base;
 	char err[128];
 
-	if (!board_virtio_mmio) {
+	nic_dev = *d;
+	nic = virtio_net_open(&nic_dev, err, sizeof err);
+	if (!nic) {
+		snprintf(start_err, sizeof start_err, "virtio-net: %s", err);
+		return false;
+	}
+	virtio_net_set_notify(nic, nic_ready, NULL);
+	if (!irq(i, virtio_net_interrupt, nic)) {
+		snprintf(start_err, sizeof start_err, "%s at 0x%lx: its interrupt "
+			 "cannot be routed", nic_dev.transport, (unsigned long)nic_dev.base);
+		nic = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* The first virtio-net device among the board's virtio-mmio slots, else
+ * on its PCI bus. */
+static bool nic_probe(void)
+{
+	struct virtio_dev d;
+	uintptr_t base;
+
+	if (!board_virtio_mmio && !board_virtio_pci) {
 		snprintf(start_err, sizeof start_err, "%s has no network device "
 			 "driver (docs/network.md)", board_name);
 		return false;
 	}
-	for (unsigned i = 0; board_virtio_mmio(i, &base); i++) {
-		if (!virtio_mmio_probe(&nic_dev, base) || nic_dev.device_id != VIRTIO_ID_NET)
-			continue;
-		nic = virtio_net_open(&nic_dev, err, sizeof err);
-		if (!nic) {
-			snprintf(start_err, sizeof start_err, "virtio-net: %s", err);
-			return false;
-		}
-		virtio_net_set_notify(nic, nic_ready, NULL);
-		if (!board_virtio_mmio_irq(i, virtio_net_interrupt, nic)) {
-			snprintf(start_err, sizeof start_err, "virtio-net at 0x%lx: its "
-				 "interrupt cannot be routed", (unsigned long)base);
-			nic = NULL;
-			return false;
-		}
-		return true;
-	}
+	for (unsigned i = 0; board_virtio_mmio && board_virtio_mmio(i, &base); i++)
+		if (virtio_mmio_probe(&d, base) && d.device_id == VIRTIO_ID_NET)
+			return nic_open(&d, i, board_virtio_mmio_irq);
+	for (unsigned i = 0; board_virtio_pci && board_virtio_pci(i, &d); i++)
+		if (d.device_id == VIRTIO_ID_NET)
+			return nic_open(&d, i, board_virtio_pci_irq);
 	snprintf(start_err, sizeof start_err, "%s: no network device (QEMU: "
 		 "boot it with a NIC: GMK_QEMU_NET=on tools/run-qemu, or make run)",
 		 board_name);
