@@ -35,6 +35,9 @@ comma   := ,
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
 #   machine takes; empty: any), QEMU_MEM (its RAM; empty: 1G)  for RUNNER=qemu
+#   NET_STACK     lwip: the network stack is built in (docs/network.md)
+#   QEMU_NET      the NIC's QEMU device that a boot with the network gets
+#                 (tools/run-qemu, GMK_QEMU_NET); empty: none here
 #   TEST_SMPS     core counts make test boots test=* at (tools/test-plan)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all;
@@ -253,6 +256,9 @@ CFLAGS += -DGMK_NET_LWIP -Inet/lwip/port -I$(LWIP_DIR)/include
 LWIP_CFLAGS = $(filter-out -Werror,$(CFLAGS)) -Wno-sign-compare -Wno-address
 build/lwip-src/.stamp:
 	$(Q)tools/fetch-lwip
+# Every object: the kernel's files that include lwIP's headers too, and a
+# build folder whose deps stamp predates the stack.
+$(OBJS): | build/lwip-src/.stamp
 $(addprefix $(LWIP_DIR)/,$(LWIP_FILES)): | build/lwip-src/.stamp ;
 $(OBJ_BUILD)/lwip/%.c.o: $(LWIP_DIR)/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
