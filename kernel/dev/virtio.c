@@ -368,6 +368,11 @@ void virtq_notify(struct virtq *q)
 		q->dev->ops->notify(q->dev, q->index);
 }
 
+void virtq_no_interrupt(struct virtq *q)
+{
+	q->avail[0] = 1;	/* VIRTQ_AVAIL_F_NO_INTERRUPT */
+}
+
 bool virtq_used(struct virtq *q, uint16_t *id, uint32_t *len)
 {
 	for (;;) {

@@ -112,6 +112,10 @@ void virtio_fail(struct virtio_dev *d);
 void virtq_post(struct virtq *q, uint16_t id, uintptr_t pa, uint32_t len,
 		bool device_writes);
 void virtq_notify(struct virtq *q);
+/* Ask the device not to interrupt when it uses this queue's buffers (a
+ * hint: VIRTQ_AVAIL_F_NO_INTERRUPT), for a queue the driver reaps on
+ * its own schedule (TX, reclaimed on the next send). */
+void virtq_no_interrupt(struct virtq *q);
 bool virtq_used(struct virtq *q, uint16_t *id, uint32_t *len);
 uint32_t virtio_intr_ack(struct virtio_dev *d);
 static inline uint8_t virtio_config8(struct virtio_dev *d, unsigned off)

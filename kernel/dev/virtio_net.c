@@ -76,6 +76,9 @@ struct virtio_net *virtio_net_open(struct virtio_dev *dev, char *err, size_t err
 			   VIRTIO_NET_BUF, true);
 	for (uint16_t i = 0; i < n->tx.num; i++)
 		n->txfree[n->ntxfree++] = i;
+	/* Sent frames are reclaimed by the next send: an interrupt for each
+	 * would wake the stack goroutine (and preempt a core) for nothing. */
+	virtq_no_interrupt(&n->tx);
 	virtio_ready(dev);
 	virtq_notify(&n->rx);
 	return n;

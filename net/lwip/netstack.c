@@ -55,6 +55,7 @@ static int start_result;
 static char start_err[160];
 static struct waitgroup started;
 
+static struct g *stack_g;		/* the stack goroutine */
 static struct virtio_dev nic_dev;
 static struct virtio_net *nic;
 static struct netif nic_if;
@@ -243,6 +244,7 @@ static void rx_frame(const void *frame, size_t len);
 static void stack_main(void *arg)
 {
 	(void)arg;
+	__atomic_store_n(&stack_g, getg(), __ATOMIC_RELEASE);
 	start_ns = nanotime();
 	lwip_init();
 	if (nic)
@@ -298,6 +300,12 @@ void netstack_call(void (*fn)(void *), void *arg)
 	struct call c = { .fn = fn, .arg = arg };
 
 	netstack_start();
+	/* From lwIP's own callbacks (the stack goroutine): run it now, as
+	 * waiting for ourselves would never end. */
+	if (getg() == __atomic_load_n(&stack_g, __ATOMIC_ACQUIRE)) {
+		fn(arg);
+		return;
+	}
 	waitgroup_add(&c.done, 1);
 	unsigned long flags = spin_lock_irqsave(&calls_lock);
 	*calls_tail = &c;
