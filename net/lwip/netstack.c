@@ -364,7 +364,7 @@ static void inject(void *arg)
 bool netstack_input_frame(const void *frame, size_t len)
 {
 	struct inject in = { frame, len };
-	if (netstack_start() != NETSTACK_OK || len > VIRTIO_NET_MTU_FRAME)
+	if (netstack_start() != NETSTACK_OK || len > VIRTIO_NET_BUF)
 		return false;
 	netstack_call(inject, &in);
 	return true;

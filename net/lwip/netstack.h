@@ -41,7 +41,9 @@ bool netstack_wait_address(uint64_t deadline, uint32_t *addr);
 bool netstack_ping(uint32_t dst, uint64_t timeout_ns, uint64_t *rtt_ns);
 
 /* An Ethernet frame into the stack as if the NIC had received it (the
- * receive path's tests: malformed frames); false without a NIC. */
+ * receive path's tests: malformed frames), up to the driver's buffer
+ * (VIRTIO_NET_BUF: what a device may hand over, past the MTU); false
+ * without a NIC or beyond that. */
 bool netstack_input_frame(const void *frame, size_t len);
 
 struct netstack_stats {
