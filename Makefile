@@ -35,6 +35,9 @@ comma   := ,
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
 #   machine takes; empty: any), QEMU_MEM (its RAM; empty: 1G)  for RUNNER=qemu
+#   NET_STACK     lwip: the network stack is built in (docs/network.md)
+#   QEMU_NET      the NIC's QEMU device that a boot with the network gets
+#                 (tools/run-qemu, GMK_QEMU_NET); empty: none here
 #   TEST_SMPS     core counts make test boots test=* at (tools/test-plan)
 #   TEST_VARIANTS make-variable settings (GIC=3) for one more boot each
 #   TEST_FATAL    globs: the TEST_FATAL tests booted alone on this board ('*': all;
@@ -233,6 +236,36 @@ endif
 CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS)
 ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
 
+# ---- the network stack: lwIP (NET_STACK=lwip in board.mk; docs/network.md)
+# lwIP 2.1 is Debian's source package, fetched into build/lwip-src by
+# tools/fetch-lwip (tools/deps runs it), never committed; its port (arch/cc.h,
+# lwipopts.h) and the stack goroutine are net/lwip/. Its files are compiled
+# with the kernel's flags less -Werror (its code, not ours, to keep warning
+# free under gcc's next release).
+ifeq ($(NET_STACK),lwip)
+LWIP_DIR   := build/lwip-src/src
+LWIP_FILES := $(addprefix core/,def.c inet_chksum.c init.c ip.c mem.c memp.c netif.c \
+	pbuf.c raw.c stats.c sys.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
+	$(addprefix core/ipv4/,dhcp.c etharp.c icmp.c ip4.c ip4_addr.c ip4_frag.c) \
+	netif/ethernet.c
+LWIP_OBJS  := $(LWIP_FILES:%=$(OBJ_BUILD)/lwip/%.o)
+NET_OBJS   := $(patsubst %,$(OBJ_BUILD)/%.o,$(wildcard net/lwip/*.c))
+OBJS += $(NET_OBJS) $(LWIP_OBJS)
+DEPS += $(NET_OBJS:.o=.d) $(LWIP_OBJS:.o=.d)
+CFLAGS += -DGMK_NET_LWIP -Inet/lwip/port -I$(LWIP_DIR)/include
+LWIP_CFLAGS = $(filter-out -Werror,$(CFLAGS)) -Wno-sign-compare -Wno-address
+build/lwip-src/.stamp:
+	$(Q)tools/fetch-lwip
+# Every object: the kernel's files that include lwIP's headers too, and a
+# build folder whose deps stamp predates the stack.
+$(OBJS): | build/lwip-src/.stamp
+$(addprefix $(LWIP_DIR)/,$(LWIP_FILES)): | build/lwip-src/.stamp ;
+$(OBJ_BUILD)/lwip/%.c.o: $(LWIP_DIR)/%.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(call say,CC      lwip/$*.c)
+	$(Q)$(CC) $(LWIP_CFLAGS) -c $< -o $@
+endif
+
 # ---- dependencies from Debian (tools/deps installs, builds newlib) -------
 # make deps: everything, a QEMU without raspi4b replaced (on Debian 12 by
 # QEMU 10 from bookworm-backports; BACKPORTS=0 keeps Debian 12's 7.2);
@@ -386,6 +419,10 @@ endif
 # RUNNER names tools/run-<RUNNER>; every runner takes the arguments of
 # tools/lib/runner.sh: --board, --smp, --timeout, --set VAR=VALUE (board
 # variables such as GIC=3), --stdin, --gdb and the command line.
+# A board with a NIC under QEMU (QEMU_NET) gets it in make run, on QEMU's
+# user network, with 127.0.0.1:NET_PORT forwarded to the guest's NET_PORT
+# (tools/run-qemu, GMK_QEMU_NET; docs/network.md).
+NET_PORT ?= 8080
 RUN_TOOL = $(if $(RUNNER),tools/run-$(RUNNER),$(error board $(BOARD) does not run here (RUNNER is empty: it is an image for real hardware); make image BOARD=$(BOARD)))
 # SMP and TIMEOUT go quoted: an empty one reaches the runner, which says
 # so, rather than vanish and shift the words after it.
@@ -393,7 +430,7 @@ run:
 	$(Q)$(BOARD_DEPS)
 	$(if $(wildcard $(KERNEL)),,@echo "  BUILD   $(KERNEL), $(words $(OBJS)) files (make kernel names each)")
 	$(Q)$(MAKE) --no-print-directory kernel $(if $(wildcard $(KERNEL)),,QUIET_CC=1)
-	$(Q)$(RUN_TOOL) --board $(BOARD) --smp '$(SMP)' --timeout '$(TIMEOUT)' $(if $(GIC),--set GIC=$(GIC)) \
+	$(Q)$(if $(QEMU_NET),GMK_QEMU_NET='$(NET_PORT)' )$(RUN_TOOL) --board $(BOARD) --smp '$(SMP)' --timeout '$(TIMEOUT)' $(if $(GIC),--set GIC=$(GIC)) \
 		--stdin -- $(call shell_quote,$(KCMDLINE))
 
 debug:
@@ -489,7 +526,7 @@ clean:
 # reads them for every tool; no tool names a board).
 BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
 	QEMU_EXIT QEMU_ACCELS QEMU_SMPS QEMU_MEM TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
-	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS
+	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS NET_STACK QEMU_NET
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

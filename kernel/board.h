@@ -66,6 +66,24 @@ void board_timer_arm(uint64_t deadline);
 /* Counter frequency in Hz (for arch_counter). */
 uint64_t board_counter_hz(void);
 
+/* Optional (a board with virtio devices; weak: NULL elsewhere): its
+ * virtio-mmio slots, i = 0.. until false (the DTB's "virtio,mmio"
+ * nodes, empty ones too: the device says what it is), and routing slot
+ * i's interrupt to handler(arg), which runs in the interrupt before the
+ * controller's EOI (it acknowledges the device) and is followed by
+ * netpoll_kick, as the console's receive interrupt is. false: the slot
+ * has no interrupt this board can route. */
+bool board_virtio_mmio(unsigned i, uintptr_t *base) __attribute__((weak));
+bool board_virtio_mmio_irq(unsigned i, void (*handler)(void *), void *arg)
+	__attribute__((weak));
+/* The same for virtio devices on PCI (the pc platform): device i's
+ * transport, ready to start, into *d (kernel/dev/virtio.h); false past
+ * the last. */
+struct virtio_dev;
+bool board_virtio_pci(unsigned i, struct virtio_dev *d) __attribute__((weak));
+bool board_virtio_pci_irq(unsigned i, void (*handler)(void *), void *arg)
+	__attribute__((weak));
+
 /* Leave the machine with a status (0 = success). Under QEMU this ends QEMU
  * with that status; on real hardware it powers off or halts. */
 __attribute__((noreturn)) void board_exit(int status);

@@ -17,7 +17,7 @@
 
 struct kernel_options kopts;
 
-enum opt_type { OPT_STRING, OPT_U64, OPT_U32, OPT_DURATION, OPT_BOOL };
+enum opt_type { OPT_STRING, OPT_U64, OPT_U32, OPT_DURATION, OPT_BOOL, OPT_IPV4CONF };
 
 struct option {
 	const char *key;
@@ -54,6 +54,8 @@ static const struct option options[] = {
 	    "1: the harness answers '# send:' lines (console input tests)"),
 	OPT("txcheck", OPT_U32, txcheck, 0, 1,
 	    "1: the harness checks the serial output (console output tests)"),
+	OPT("ip", OPT_IPV4CONF, ip, 0, 0,
+	    "network address: dhcp, or ADDR/PREFIX[,GATEWAY] (10.0.2.15/24,10.0.2.2)"),
 };
 
 /* An unknown key is quoted up to this many characters. */
@@ -85,6 +87,71 @@ static bool parse_u64(const char *s, size_t n, uint64_t *out, size_t *used)
 	return true;
 }
 
+/* A dotted-quad IPv4 address at s (n bytes at most): its value, and the
+ * bytes it took; false if it is not one. */
+static bool parse_ipv4(const char *s, size_t n, uint32_t *out, size_t *used)
+{
+	uint32_t a = 0;
+	size_t i = 0, u;
+
+	for (int k = 0; k < 4; k++) {
+		uint64_t v;
+		if (k > 0) {
+			if (i >= n || s[i] != '.')
+				return false;
+			i++;
+		}
+		if (!parse_u64(s + i, n - i, &v, &u) || v > 255 || u > 3)
+			return false;
+		a = a << 8 | (uint32_t)v;
+		i += u;
+	}
+	*out = a;
+	*used = i;
+	return true;
+}
+
+/* ip=dhcp | ADDR/PREFIX[,GATEWAY]: the gateway on the address's network. */
+static bool parse_ipconf(const char *val, size_t n, struct ipv4_conf *c,
+			 char *err, unsigned errlen)
+{
+	uint64_t prefix;
+	size_t u, i;
+
+	memset(c, 0, sizeof *c);
+	if (n == 4 && memcmp(val, "dhcp", 4) == 0)
+		return true;
+	if (!parse_ipv4(val, n, &c->addr, &i) || i >= n || val[i] != '/' ||
+	    !parse_u64(val + i + 1, n - i - 1, &prefix, &u) || prefix < 1 ||
+	    prefix > 32) {
+		snprintf(err, errlen, "ip=%.*s: want dhcp or ADDR/PREFIX[,GATEWAY] with "
+			 "a prefix of 1..32 (ip=10.0.2.15/24,10.0.2.2)", (int)n, val);
+		return false;
+	}
+	i += 1 + u;
+	c->mask = prefix == 32 ? 0xffffffffu : ~(0xffffffffu >> prefix);
+	if (i < n) {
+		if (val[i] != ',' || !parse_ipv4(val + i + 1, n - i - 1, &c->gw, &u) ||
+		    i + 1 + u != n) {
+			snprintf(err, errlen, "ip=%.*s: after the prefix, want ,GATEWAY "
+				 "(an IPv4 address) or nothing", (int)n, val);
+			return false;
+		}
+		if ((c->gw & c->mask) != (c->addr & c->mask) || c->gw == c->addr) {
+			snprintf(err, errlen, "ip=%.*s: the gateway is not another "
+				 "address on the interface's network", (int)n, val);
+			return false;
+		}
+	}
+	if ((c->addr & ~c->mask) == 0 && prefix < 31) {
+		snprintf(err, errlen, "ip=%.*s: that is the network's own address, "
+			 "not a host's", (int)n, val);
+		return false;
+	}
+	c->static_addr = true;
+	return true;
+}
+
 static bool set_option(const struct option *o, const char *val, size_t n,
 		       struct kernel_options *ko, char *err, unsigned errlen)
 {
@@ -93,6 +160,8 @@ static bool set_option(const struct option *o, const char *val, size_t n,
 	size_t used;
 
 	switch (o->type) {
+	case OPT_IPV4CONF:
+		return parse_ipconf(val, n, (struct ipv4_conf *)field, err, errlen);
 	case OPT_STRING:
 		if (n >= o->size) {
 			snprintf(err, errlen, "%s: value is longer than %zu characters",

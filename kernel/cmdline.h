@@ -41,6 +41,13 @@ struct kernel_options {
 					   serial input (tools/serial-feed) */
 	uint32_t txcheck;		/* txcheck=1: the harness checks the
 					   serial output (tools/check-serial-out) */
+	/* ip=ADDR/PREFIX[,GATEWAY] or ip=dhcp (the default): the network
+	 * interface's IPv4 address (docs/network.md). Host byte order
+	 * (10.0.2.15 is 0x0a00020f); static false: DHCP. */
+	struct ipv4_conf {
+		bool static_addr;
+		uint32_t addr, mask, gw;	/* gw 0: none */
+	} ip;
 	/* What follows the word "--": the program's arguments (its argv[1..]),
 	 * each NUL-terminated, one after another; nargs of them. */
 	uint32_t nargs;

@@ -240,3 +240,45 @@ TEST(cmdline_skips_a_loaders_options_before_dashdash)
 				  cases[i].line, got, cases[i].gmk);
 	}
 }
+
+/* ip=: the network's address (docs/network.md), static or DHCP; a value
+ * that is no address, prefix or gateway on its network is refused by
+ * name, before anything runs. */
+TEST(cmdline_ip_takes_a_static_address_or_dhcp_and_refuses_the_rest)
+{
+	static struct kernel_options o;
+	char err[CMDLINE_ERR_MAX] = "";
+
+	ASSERT(cmdline_parse("ip=10.0.2.15/24,10.0.2.2", &o, err, sizeof err));
+	EXPECT(o.ip.static_addr);
+	EXPECT_EQ(o.ip.addr, 0x0a00020fu);
+	EXPECT_EQ(o.ip.mask, 0xffffff00u);
+	EXPECT_EQ(o.ip.gw, 0x0a000202u);
+	ASSERT(cmdline_parse("ip=192.168.1.7/32", &o, err, sizeof err));
+	EXPECT_EQ(o.ip.mask, 0xffffffffu);
+	EXPECT_EQ(o.ip.gw, 0);
+	ASSERT(cmdline_parse("ip=dhcp", &o, err, sizeof err));
+	EXPECT(!o.ip.static_addr);
+	ASSERT(cmdline_parse("", &o, err, sizeof err));
+	EXPECT(!o.ip.static_addr);
+	static const struct { const char *line, *msg; } bad[] = {
+		{ "ip=10.0.2.15", "ip=10.0.2.15: want dhcp or ADDR/PREFIX" },
+		{ "ip=10.0.2/24", "ip=10.0.2/24: want dhcp or ADDR/PREFIX" },
+		{ "ip=10.0.2.256/24", "want dhcp or ADDR/PREFIX" },
+		{ "ip=10.0.2.15/33", "a prefix of 1..32" },
+		{ "ip=10.0.2.15/0", "a prefix of 1..32" },
+		{ "ip=10.0.2.15/24,", "after the prefix, want ,GATEWAY" },
+		{ "ip=10.0.2.15/24;10.0.2.2", "after the prefix, want ,GATEWAY" },
+		{ "ip=10.0.2.15/24,10.0.3.2", "the gateway is not another address" },
+		{ "ip=10.0.2.15/24,10.0.2.15", "the gateway is not another address" },
+		{ "ip=10.0.2.0/24", "the network's own address" },
+		{ "ip=DHCP", "want dhcp or ADDR/PREFIX" },
+	};
+	for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		EXPECT(!cmdline_parse(bad[i].line, &o, err, sizeof err));
+		if (!strstr(err, bad[i].msg))
+			printf("# %s: got \"%s\", want \"%s\"\n", bad[i].line, err, bad[i].msg);
+		EXPECT(strstr(err, bad[i].msg) != NULL);
+	}
+}

@@ -4,7 +4,8 @@
 # Runs here under QEMU q35 with SeaBIOS or OVMF (tools/run-pc).
 ARCH      := x86_64
 PLATFORM  := pc
-DRIVERS   := dev/uart16550 dev/fbcon
+# dev/virtio: the PCI scan (boards/platform/pc/pci.c) names its transport.
+DRIVERS   := dev/uart16550 dev/fbcon dev/virtio
 # 2 MiB: the image starts a large page of its own (paging.c).
 LOAD_ADDR := 0x200000
 BOARD_CFLAGS :=

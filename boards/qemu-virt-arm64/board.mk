@@ -3,7 +3,7 @@
 # says what each means.)
 ARCH      := aarch64
 PLATFORM  := arm64-dt
-DRIVERS   := irq/gicv2 irq/gicv3 dev/pl011
+DRIVERS   := irq/gicv2 irq/gicv3 dev/pl011 dev/virtio dev/virtio_net
 # 2 MiB above RAM start: QEMU then leaves the DTB at RAM start (0x40000000)
 # for an ELF image, where boot_dtb finds it (x0 is 0 in that case).
 LOAD_ADDR := 0x40200000
@@ -29,6 +29,11 @@ QEMU_ARGS    = -M virt$(if $(GIC),$(comma)gic-version=$(GIC)) -cpu cortex-a72 -s
 QEMU_KERNEL  = $(KERNEL)
 QEMU_EXIT   := status
 QEMU_ACCELS := tcg
+# The network (docs/network.md): lwIP, and the NIC QEMU adds to a boot
+# that asks for one (make run; tools/run-qemu --net): virtio-net on
+# virtio-mmio, on QEMU's user network (restrict=on: loopback only).
+NET_STACK   := lwip
+QEMU_NET    := virtio-net-device
 # The execution trace leaves by semihosting (in QEMU_ARGS), as the file
 # gmk-trace.bin in QEMU's working directory (arch/aarch64/tracesink.c).
 QEMU_TRACE_ARGS :=

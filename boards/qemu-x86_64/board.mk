@@ -2,7 +2,7 @@
 # 16550 COM1), left through isa-debug-exit.
 ARCH      := x86_64
 PLATFORM  := pc
-DRIVERS   := dev/uart16550
+DRIVERS   := dev/uart16550 dev/virtio dev/virtio_net
 # 2 MiB: the image starts a large page of its own (paging.c).
 LOAD_ADDR := 0x200000
 BOARD_CFLAGS :=
@@ -18,6 +18,11 @@ QEMU_ARGS   := -M q35 -device isa-debug-exit,iobase=0xf4,iosize=0x04
 QEMU_KERNEL  = $(BUILD)/gmk.elf32
 QEMU_EXIT   := isa-debug-exit
 QEMU_ACCELS := kvm tcg
+# The network (docs/network.md): lwIP, and the NIC QEMU adds to a boot
+# that asks for one: virtio-net on PCI (legacy I/O layout), on QEMU's
+# user network (restrict=on: loopback only).
+NET_STACK   := lwip
+QEMU_NET    := virtio-net-pci
 # The execution trace's way out (arch/x86_64/tracesink.c): the debug
 # console, into a file in QEMU's working directory (tools/trace-run).
 QEMU_TRACE_ARGS := -debugcon file:gmk-trace.bin

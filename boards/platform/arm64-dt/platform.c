@@ -31,6 +31,8 @@
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
+#include "kernel/spinlock.h"
 
 const char board_name[] = GMK_BOARD;
 
@@ -51,6 +53,19 @@ static unsigned timer_irq;
 static int uart_node = -1;		/* the console PL011's DT node */
 static unsigned uart_irq = IRQ_SPURIOUS;	/* its receive interrupt */
 static const void *uart_irq_spec;
+
+/* virtio-mmio slots ("virtio,mmio" nodes: QEMU virt lists 32), and the
+ * device interrupts routed to a driver's handler (board_virtio_mmio_irq). */
+#define MAX_VIRTIO_MMIO		32
+#define MAX_DEV_IRQS		8
+static struct { uintptr_t base; unsigned irq; const void *spec; } vmmio[MAX_VIRTIO_MMIO];
+static unsigned nvmmio;
+static struct dev_irq {
+	unsigned irq;
+	void (*handler)(void *);	/* set last: the entry is complete */
+	void *arg;
+} dev_irqs[MAX_DEV_IRQS];
+static struct spinlock dev_irq_lock = SPINLOCK_INIT("dev_irq");
 
 /* How each core is started: by PSCI, or by writing its spin table. */
 static struct {
@@ -376,6 +391,66 @@ static void uart_irq_setup(void)
 	uart_irq_spec = spec;
 }
 
+/* A device node's interrupt as the controller's driver numbers it (the
+ * driver's own cells only); IRQ_SPURIOUS when it has none we can route. */
+static unsigned device_irq(int node, const void **specp)
+{
+	uint32_t len = 0;
+	const uint8_t *spec = fdt_getprop(&arm64_dt, node, "interrupts", &len);
+	int parent = interrupt_parent(node);
+
+	if (!spec || !chip->enable_device || len < 4 * chip->dt_cells ||
+	    (parent >= 0 && parent != chip_node))
+		return IRQ_SPURIOUS;
+	*specp = spec;
+	return chip->dt_irq(spec);
+}
+
+/* The "virtio,mmio" nodes, in DTB order (QEMU's virt lists its 32
+ * slots from the highest address down; a -device takes the lowest
+ * free, so the order only has to be stable). */
+static void virtio_mmio_setup(void)
+{
+	for (int n = fdt_find_compatible(&arm64_dt, -1, "virtio,mmio");
+	     n >= 0 && nvmmio < MAX_VIRTIO_MMIO;
+	     n = fdt_find_compatible(&arm64_dt, n, "virtio,mmio")) {
+		uint64_t a, sz;
+		if (!fdt_reg_phys(&arm64_dt, n, 0, &a, &sz))
+			continue;
+		vmmio[nvmmio].base = (uintptr_t)a;
+		vmmio[nvmmio].irq = device_irq(n, &vmmio[nvmmio].spec);
+		nvmmio++;
+	}
+}
+
+bool board_virtio_mmio(unsigned i, uintptr_t *base)
+{
+	if (i >= nvmmio)
+		return false;
+	*base = vmmio[i].base;
+	return true;
+}
+
+bool board_virtio_mmio_irq(unsigned i, void (*handler)(void *), void *arg)
+{
+	if (i >= nvmmio || vmmio[i].irq == IRQ_SPURIOUS)
+		return false;
+	unsigned long flags = spin_lock_irqsave(&dev_irq_lock);
+	struct dev_irq *d = NULL;
+	for (unsigned k = 0; k < MAX_DEV_IRQS && !d; k++)
+		if (!dev_irqs[k].handler || dev_irqs[k].irq == vmmio[i].irq)
+			d = &dev_irqs[k];
+	if (d) {
+		d->irq = vmmio[i].irq;
+		d->arg = arg;
+		__atomic_store_n(&d->handler, handler, __ATOMIC_RELEASE);
+		/* The distributor is global: from any core, to the boot core. */
+		chip->enable_device(vmmio[i].irq, vmmio[i].spec);
+	}
+	spin_unlock_irqrestore(&dev_irq_lock, flags);
+	return d != NULL;
+}
+
 static uint32_t mpidr_pack(uint64_t mpidr)
 {
 	return (uint32_t)(mpidr & 0xffffff) | (uint32_t)((mpidr >> 32) & 0xff) << 24;
@@ -451,6 +526,7 @@ void board_init(void)
 		      (unsigned long)cfg.reg[0]);
 	timer_setup();
 	uart_irq_setup();
+	virtio_mmio_setup();
 	cpus_setup(chip->max_cpus < MAX_CPUS ? chip->max_cpus : MAX_CPUS);
 
 	int32_t v = psci_version();
@@ -541,8 +617,18 @@ void board_timer_arm(uint64_t deadline)
  * a handler that never returns (IPI_STOP) leaves the controller clean;
  * the timer is disarmed first because its line stays asserted until then.
  */
+static struct dev_irq *dev_irq_find(unsigned irq)
+{
+	for (unsigned k = 0; k < MAX_DEV_IRQS; k++)
+		if (__atomic_load_n(&dev_irqs[k].handler, __ATOMIC_ACQUIRE) &&
+		    dev_irqs[k].irq == irq)
+			return &dev_irqs[k];
+	return NULL;
+}
+
 void board_irq(struct trapframe *tf)
 {
+	struct dev_irq *dev;
 	uint32_t token;
 	unsigned irq = chip->ack(&token);
 
@@ -562,6 +648,10 @@ void board_irq(struct trapframe *tf)
 		console_tx_interrupt();	/* refill the FIFO (or mask TX) */
 		chip->eoi(token);
 		kernel_console_interrupt(tf);
+	} else if ((dev = dev_irq_find(irq)) != NULL) {
+		dev->handler(dev->arg);		/* acknowledges the device */
+		chip->eoi(token);
+		netpoll_kick(tf);		/* may not return */
 	} else {
 		chip->eoi(token);
 		printf("%s: core %u: unexpected interrupt %u\n", board_name,

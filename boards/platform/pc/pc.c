@@ -33,6 +33,7 @@
 #include "kernel/dev/fbcon.h"
 #include "kernel/dev/uart16550.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/trap.h"
 
 const char board_name[] = GMK_BOARD;
@@ -40,6 +41,9 @@ const char board_name[] = GMK_BOARD;
 #define CONSOLE_BAUD		115200
 #define COM1_ISA_IRQ		4
 #define VEC_COM1		0x50	/* above the local APIC's own vectors */
+
+/* For device interrupts routed after boot (pc_route_device_irq). */
+static struct { bool ioapic; uint32_t isa_gsi[16]; uint32_t boot_apic; } irqs;
 #define LOW_MEMORY_END		0x100000ull	/* below: BIOS, trampoline */
 #define LAPIC_DEFAULT_BASE	0xfee00000ull
 
@@ -187,6 +191,10 @@ void board_init(void)
 		uint16_t fl = madt.isa_flags[COM1_ISA_IRQ];
 		com1_gsi = madt.isa_gsi[COM1_ISA_IRQ];
 		ioapic_init(madt.ioapic_base);
+		irqs.ioapic = true;
+		irqs.boot_apic = lapic_id();
+		for (unsigned i = 0; i < 16; i++)
+			irqs.isa_gsi[i] = madt.isa_gsi[i];
 		ioapic_route(com1_gsi, VEC_COM1, lapic_id(),
 			     ((fl >> 2) & 3) == MPS_TRIGGER_LEVEL,
 			     (fl & 3) == MPS_POLARITY_LOW);
@@ -279,6 +287,16 @@ uint64_t board_counter_hz(void)
  * away and come back much later, and the in-service bit must not block
  * the next interrupt meanwhile. Interrupts stay masked until iretq, so
  * the early EOI cannot let a second one in on this stack. */
+bool pc_route_device_irq(unsigned line, uint8_t vec)
+{
+	if (!irqs.ioapic || line >= 16)
+		return false;
+	/* A PCI INTx: level-triggered, whatever the ISA override says of
+	 * the line's polarity (QEMU's IOAPIC takes the level as it is). */
+	ioapic_route(irqs.isa_gsi[line], vec, irqs.boot_apic, true, false);
+	return true;
+}
+
 void board_irq(struct trapframe *tf)
 {
 	switch (tf->vector) {
@@ -300,6 +318,15 @@ void board_irq(struct trapframe *tf)
 	case VEC_SPURIOUS:
 		break;			/* no EOI for the spurious vector */
 	default:
+		if (tf->vector >= VEC_PCI_BASE && tf->vector < VEC_PCI_BASE + PC_MAX_DEV_IRQS) {
+			struct pc_dev_irq *d = &pc_dev_irqs[tf->vector - VEC_PCI_BASE];
+			void (*h)(void *) = __atomic_load_n(&d->handler, __ATOMIC_ACQUIRE);
+			if (h)
+				h(d->arg);	/* acknowledges: the level drops */
+			lapic_eoi();
+			netpoll_kick(tf);	/* may not return */
+			break;
+		}
 		if (tf->vector >= VEC_PIC_BASE && tf->vector < VEC_PIC_END)
 			break;		/* a masked 8259's spurious IRQ 7/15 */
 		printf("%s: unexpected interrupt vector %lu on core %u\n", board_name,
