@@ -44,8 +44,10 @@ endif
 # The kernel's linker-script symbols: its first byte and its text. Linked
 # at a fixed address (no PIE): the addresses in a trace, a crash report
 # and gdb are the executable's own, as on the other boards, not moved by
-# a load address that changes at every run.
-ARCH_LDFLAGS := -pthread -no-pie -Wl,--gc-sections \
+# a load address that changes at every run. linker/x86_64-linux.ld adds
+# to ld's default script what gmk needs of it (the test and program
+# tables, even when empty).
+ARCH_LDFLAGS := -pthread -no-pie -Wl,--gc-sections -Wl,-T,linker/x86_64-linux.ld \
 	-Wl,--defsym=_kernel_start=__executable_start \
 	-Wl,--defsym=_text_start=__executable_start
 ARCH_LIBS :=
