@@ -94,12 +94,16 @@ endif
 #   ARCH_DIRS     the folders of its headers, searched in this order
 #                 (an arch that is another one in a new setting names that
 #                 one after its own), then arch/generic
+#   ARCH_LIBC_DIRS  folders of the C library's headers as the arch
+#                 amends them, first on the kernel's include path and on
+#                 an application's
 #   ARCH_FIRST, ARCH_LAST   its sources linked first and last (its
 #                 others: arch/<ARCH>/*.c and *.S)
 #   BUILD, KERNEL where the build goes and what it makes
 # kernel/cpu.h, atomic.h, gobuf.h and trap.h each include the arch's
 # header by name (cpu_arch.h, ...), found on this path.
 ARCH_DIRS  := arch/$(ARCH)
+ARCH_LIBC_DIRS :=
 ARCH_FIRST :=
 ARCH_LAST  :=
 include arch/$(ARCH)/arch.mk
@@ -162,8 +166,9 @@ APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
 APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
 APP_OBJS := $(APP_SRCS:$(APP_DIR)/%=$(BUILD)/app/%.o) $(BUILD)/app/gmk_app_cmdline.c.o
 # Its include path: its own folder and the public headers (include/), none
-# of the kernel's (CFLAGS' -I folders are left out; the C library's stay).
-APP_CFLAGS_ALL = $(filter-out -I%,$(CFLAGS)) -Iinclude -I$(APP_DIR) $(APP_CFLAGS)
+# of the kernel's (CFLAGS' -I folders are left out; the C library's stay,
+# with the arch's amendments, ARCH_LIBC_DIRS).
+APP_CFLAGS_ALL = $(filter-out -I%,$(CFLAGS)) $(ARCH_LIBC_DIRS:%=-I%) -Iinclude -I$(APP_DIR) $(APP_CFLAGS)
 $(BUILD)/app/%.c.o: $(APP_DIR)/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -221,7 +226,7 @@ CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
 	-fno-stack-protector -fno-strict-aliasing \
 	-fstack-clash-protection \
 	-ffunction-sections -fdata-sections \
-	-I. $(ARCH_DIRS:%=-I%) -Iarch/generic -Iinclude \
+	-I. $(ARCH_LIBC_DIRS:%=-I%) $(ARCH_DIRS:%=-I%) -Iarch/generic -Iinclude \
 	-MMD -MP -DGMK_BOARD=\"$(BOARD)\"
 
 # The screen console's font (kernel/dev/fbcon.c), converted to C at build

@@ -17,7 +17,8 @@
  *   stack_hi - GLOCAL_SIZE       the arch's TLS block, GLOCAL_ARCH_TLS
  *                                bytes (aarch64: picolibc's errno and
  *                                friends, reached through TPIDR_EL0,
- *                                which gogo points here); none elsewhere
+ *                                which gogo points here; hosted:
+ *                                strtok's position); none elsewhere
  *
  * Code that is not a G (g0, the boot before the scheduler, interrupt
  * handlers on g0) uses the core's own state, as before goroutines.

@@ -251,6 +251,65 @@ TEST(libc_errno_read_back_by_goroutines_preempted_anywhere_is_their_own)
 	EXPECT_EQ(s.bad, 0);
 }
 
+/* ---- strtok's position ------------------------------------------------ */
+
+/* STRTOK_GS Gs each split a string of their own with strtok (whose
+ * position is the library's, not the caller's as strtok_r's), yielding
+ * after every token: each must get its own string's tokens, and a new G
+ * none. glibc's strtok keeps one position for the whole process; the
+ * hosted board's (arch/x86_64-linux/strtok.c) one per G. */
+#define STRTOK_GS	8
+#define STRTOK_TOKENS	16
+
+struct strtok_run {
+	char text[STRTOK_GS][STRTOK_TOKENS * 4];	/* outlives every G */
+	volatile uint64_t bad, tokens;
+	struct waitgroup wg;
+};
+
+struct strtok_arg {
+	struct strtok_run *run;
+	int me;
+};
+
+static void strtok_g(void *arg)
+{
+	struct strtok_arg *a = arg;
+	uint64_t bad = 0, n = 0;
+
+	bad += strtok(NULL, ",") != NULL;	/* a new G has no position */
+	for (char *t = strtok(a->run->text[a->me], ","); t; t = strtok(NULL, ",")) {
+		bad += atoi(t) != a->me;
+		n++;
+		gosched();
+	}
+	atomic_xadd64(&a->run->bad, bad);
+	atomic_xadd64(&a->run->tokens, n);
+	waitgroup_done(&a->run->wg);
+}
+
+TEST(libc_strtok_in_many_goroutines_splits_each_ones_own_string)
+{
+	struct strtok_run *run = calloc(1, sizeof *run);
+	struct strtok_arg args[STRTOK_GS];
+
+	ASSERT(run != NULL);
+	for (int i = 0; i < STRTOK_GS; i++) {
+		char *p = run->text[i];
+		for (int k = 0; k < STRTOK_TOKENS; k++)
+			p += sprintf(p, k ? ",%d" : "%d", i);
+	}
+	waitgroup_add(&run->wg, STRTOK_GS);
+	for (int i = 0; i < STRTOK_GS; i++) {
+		args[i] = (struct strtok_arg){ run, i };
+		go(strtok_g, &args[i]);
+	}
+	waitgroup_wait(&run->wg);
+	EXPECT_EQ(run->bad, 0);
+	EXPECT_EQ(run->tokens, (uint64_t)STRTOK_GS * STRTOK_TOKENS);
+	free(run);
+}
+
 /* ---- malloc and its users -------------------------------------------- */
 
 /* The sanitizers' allocators (hosted SAN=tsan|asan) end the program at an

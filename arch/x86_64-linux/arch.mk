@@ -9,9 +9,11 @@
 # SAN=fuzz is the libFuzzer target (tests/fuzz/, make fuzz). The
 # executable is $(BUILD)/gmk; its arguments are the command line.
 ARCH_DIRS  := arch/x86_64-linux arch/x86_64
-# First and last objects: they bracket gmk's own text (cpu.c).
-ARCH_FIRST := arch/x86_64-linux/text_begin.S
-ARCH_LAST  := arch/x86_64-linux/text_end.S
+# glibc's headers as the board amends them (errno.h: the errno a G keeps
+# across a preemption), first on the kernel's include path and on an
+# application's (it holds nothing else: an application sees no kernel
+# header through it).
+ARCH_LIBC_DIRS := arch/x86_64-linux/libc
 BUILD   := build/$(BOARD)$(if $(SAN),-$(SAN))
 KERNEL  := $(BUILD)/gmk
 CC      := gcc
@@ -44,8 +46,11 @@ endif
 # The kernel's linker-script symbols: its first byte and its text. Linked
 # at a fixed address (no PIE): the addresses in a trace, a crash report
 # and gdb are the executable's own, as on the other boards, not moved by
-# a load address that changes at every run.
-ARCH_LDFLAGS := -pthread -no-pie -Wl,--gc-sections \
+# a load address that changes at every run. linker/x86_64-linux.ld adds
+# to ld's default script what gmk needs of it: the bounds of its own text
+# (the kernel's objects and an application's: where the tick preempts a
+# G), and the test and program tables, even when empty.
+ARCH_LDFLAGS := -pthread -no-pie -Wl,--gc-sections -Wl,-T,linker/x86_64-linux.ld \
 	-Wl,--defsym=_kernel_start=__executable_start \
 	-Wl,--defsym=_text_start=__executable_start
 ARCH_LIBS :=

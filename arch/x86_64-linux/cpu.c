@@ -80,12 +80,14 @@ __attribute__((constructor(101))) static void host_errno_tpoff_init(void)
 
 bool host_async_preempt = true;
 
-/* The text of gmk's own objects: boards/hosted/text_begin.S and
- * text_end.S are the first and last objects linked. Only a G interrupted
- * in there is switched out at the signal: in the C library or a sanitizer
- * runtime it may hold a lock or thread state of the thread it runs on
- * (stdio's recursive lock records its owner thread), and moving it to
- * another thread would break that. It switches at its next safe point. */
+/* The text of the objects the Makefile builds, the kernel's and an
+ * application's (linker/x86_64-linux.ld). Only a G interrupted in there
+ * is switched out at the signal: in the C library or a sanitizer runtime
+ * it may hold a lock or thread state of the thread it runs on (stdio's
+ * recursive lock records its owner thread), and moving it to another
+ * thread would break that. It switches at its next safe point. What
+ * glibc keeps per thread that code of the range touches itself is the
+ * G's: errno (libc/errno.h), strtok's position (strtok.c). */
 extern char gmk_text_begin[], gmk_text_end[];
 
 /* The sanitizer builds' switch wrappers (arch/x86_64-linux/san.c says why they

@@ -15,10 +15,15 @@
 /* glibc keeps errno per thread, and a G moves between the board's core
  * threads: the scheduler saves and restores a G's errno at each switch
  * (kernel/glocal.h). Nothing else of glibc's per-thread state can leave
- * with a G: a G is switched out only in gmk's own text, never inside
- * glibc (arch_frame_preemptible, cpu.c). */
+ * with a G: a G is switched out only in the kernel's or an application's
+ * text, never inside glibc (arch_frame_preemptible, cpu.c). */
 #undef GLOCAL_ARCH_LIBC
 #define GLOCAL_ARCH_ERRNO 1
+
+/* The board's block in each G's G-local area (kernel/glocal.h): glibc's
+ * strtok keeps one position for the whole process, the board's strtok
+ * (strtok.c) one per G, here. */
+#define GLOCAL_ARCH_TLS	16
 
 /* The sanitizer builds' gogo is a C function (san.c), which needs a call. */
 #ifdef GMK_SAN_FIBERS
@@ -33,6 +38,19 @@
  * reused): gobuf_init keeps it. */
 void *host_san_fiber_for(void *old_fiber, void *g);
 #define arch_gobuf_init(b, g)	((b)->fiber = host_san_fiber_for((b)->fiber, (g)))
+
+struct host_glocal {
+	char *strtok_pos;	/* strtok's position (strtok.c) */
+	void *unused;
+};
+_Static_assert(sizeof(struct host_glocal) == GLOCAL_ARCH_TLS, "GLOCAL_ARCH_TLS");
+
+/* A G's block as a new thread's: inline on the path of every go(). */
+static inline void arch_glocal_tls_init(void *block)
+{
+	*(struct host_glocal *)block = (struct host_glocal){ 0 };
+}
+#define arch_glocal_tls_init arch_glocal_tls_init
 #endif
 
 #endif

@@ -6,10 +6,12 @@
  *   build/hosted/gmk [--smp=N] [--no-tick] [kernel command line ...]
  *
  * The arguments after the board's own options are the kernel command line
- * (test=..., run=..., seed=...); the exit status is the kernel's
- * board_exit status. --smp=N gives N cores (default: the host's online
- * cores); --no-tick leaves the per-core timers unarmed (valgrind: the
- * scheduler then only switches at blocking points and timers run late).
+ * (test=..., run=..., seed=...), joined with a space each (one argument
+ * is taken exactly: tools/run-hosted passes the line so); the exit
+ * status is the kernel's board_exit status. --smp=N gives N cores
+ * (default: the host's online cores); --no-tick leaves the per-core
+ * timers unarmed (valgrind: the scheduler then only switches at
+ * blocking points and timers run late).
  * Standard input is the console's input (stdin.c).
  */
 #define _GNU_SOURCE
