@@ -263,6 +263,42 @@ TEST(net_tcp_write_deadline_fires_when_the_peer_never_reads)
 	NET_EXPECT_NO_LEAK(c0);
 }
 
+/* ---- dial with a context ---- */
+
+TEST(net_tcp_dial_context_connects_and_a_done_context_fails_with_gos_error)
+{
+	struct net_counts c0 = net_test_begin();
+	struct net_addr la;
+	net_listener *l = net_test_listen(&la);
+	char addr[32];
+	net_test_addrstr(&la, addr, sizeof addr);
+	int g0 = num_goroutine();
+	/* Live: connects, and its watcher G is gone when the dial returns. */
+	struct context *ctx = context_with_timeout(context_background(), 60 * NSEC_PER_SEC);
+	net_conn *c, *s;
+	NET_ASSERT_OK(net_dial_context(ctx, "tcp", addr, &c));
+	for (int i = 0; i < 1000000 && num_goroutine() != g0; i++)
+		gosched();		/* it has closed its channel; now it exits */
+	EXPECT_EQ(num_goroutine(), g0);
+	NET_ASSERT_OK(net_listener_accept(l, &s));
+	/* Cancelled: Go's "operation was canceled"; past its deadline:
+	 * "i/o timeout" (Go maps context.DeadlineExceeded to it). */
+	net_conn *c2 = (net_conn *)1;
+	context_cancel(ctx);
+	EXPECT_EQ(net_dial_context(ctx, "tcp", addr, &c2), NET_ERR_CANCELED);
+	EXPECT(c2 == NULL);
+	context_release(ctx);
+	ctx = context_with_deadline(context_background(), nanotime() - 1);
+	EXPECT_EQ(net_dial_context(ctx, "tcp", addr, &c2), NET_ERR_TIMEOUT);
+	context_release(ctx);
+	NET_ASSERT_OK(net_dial_timeout("tcp", addr, NSEC_PER_SEC, &c2));
+	net_conn_close(c2);
+	net_conn_close(c);
+	net_conn_close(s);
+	net_listener_close(l);
+	NET_EXPECT_NO_LEAK(c0);
+}
+
 /* ---- refused, reset, in use ---- */
 
 TEST(net_tcp_dial_of_a_closed_port_is_refused)
