@@ -8,7 +8,7 @@
  * The events reach the poller as the console's bytes do (stdin.c): a
  * thread of its own (no core) sleeps in poll(2) on the epoll descriptor;
  * when it becomes readable, the thread raises the board's device
- * interrupt on a core (round robin over the cores online), and waits.
+ * interrupt on a core (round robin over the cores with an M), and waits.
  * The interrupt's handler (hosted_net_interrupt, on the core's signal
  * stack, interrupts masked) takes the events with epoll_wait(0), Go's
  * netpoll(0), and marks each pollDesc ready (net_backend_ready ->
@@ -52,7 +52,7 @@ static volatile uint32_t started;
 /* 1 while the thread has raised the interrupt and waits for the handler
  * to take the events (futex word). */
 static volatile uint32_t pending;
-static uint32_t nextcore;		/* the thread's alone */
+static unsigned nextcore;		/* the thread's alone */
 
 static long futex(volatile uint32_t *w, int op, uint32_t val)
 {
@@ -101,6 +101,20 @@ static void from_sin(const struct sockaddr_in *sin, struct netb_addr *a)
 
 /* ---- the poller's device -------------------------------------------------------- */
 
+/* The next core, round robin, among those with an M (a core beyond the
+ * Ms, halted until gomaxprocs gives it one, would take the interrupt
+ * late); core 0, the boot core, always has one. */
+static unsigned pick_core(void)
+{
+	unsigned n = atomic_load32((volatile uint32_t *)&ncpus_online);
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = nextcore++ % n;
+		if (atomic_loaduintptr((volatile uintptr_t *)&cpus[i].m))
+			return i;
+	}
+	return 0;
+}
+
 static void *poller(void *unused)
 {
 	(void)unused;
@@ -109,8 +123,7 @@ static void *poller(void *unused)
 		if (poll(&p, 1, -1) < 0)
 			continue;		/* EINTR */
 		atomic_xchg32(&pending, 1);	/* full barrier: before the raise */
-		unsigned n = atomic_load32((volatile uint32_t *)&ncpus_online);
-		host_core_raise_dev(nextcore++ % (n ? n : 1));
+		host_core_raise_dev(pick_core());
 		while (atomic_load32(&pending))
 			futex(&pending, FUTEX_WAIT_PRIVATE, 1);
 	}
