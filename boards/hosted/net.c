@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -164,6 +165,14 @@ static int net_start(void)
 	int err = 0;
 	spin_lock(&startlock);		/* and this G stays on this thread */
 	if (!started) {
+		/* Go's os package raises the soft descriptor limit to the hard
+		 * one at start (a server's sockets are descriptors); so does
+		 * the first socket here. */
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		epfd = epoll_create1(EPOLL_CLOEXEC);
 		if (epfd < 0) {
 			err = neterr(errno);
