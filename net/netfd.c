@@ -390,6 +390,9 @@ int net_listener_accept(net_listener *l, net_conn **c)
 			break;
 		}
 		if (s == -NETB_EAGAIN) {
+			/* Back to the cache while we wait: only conns count. */
+			fd_free(nfd);
+			nfd = NULL;
 			int w = poll_wait(&fd->pd, 'r');
 			if (w != POLL_OK)
 				err = poll_err(w);

@@ -494,6 +494,7 @@ TEST(net_tcp_listener_close_wakes_the_g_blocked_in_accept)
 	waitgroup_add(&wg, 1);
 	go(accept_once, &a);
 	net_test_wait_parked(c0.waiters + 1);
+	EXPECT_EQ(net_counts().fds, c0.fds + 1);	/* the listener alone: no conn yet */
 	NET_ASSERT_OK(net_listener_close(l));
 	waitgroup_wait(&wg);
 	EXPECT_EQ(a.err, NET_ERR_CLOSED);
