@@ -81,6 +81,13 @@ struct net_counts net_counts(void)
 	return c;
 }
 
+bool net_parked(const void *handle, int mode)
+{
+	const struct netfd *fd = handle;
+	uintptr_t v = atomic_loaduintptr(mode == 'r' ? &fd->pd.rg : &fd->pd.wg);
+	return v > pdWait;		/* a G's address */
+}
+
 static struct netfd *fd_alloc(int kind)
 {
 	spin_lock(&cachelock);

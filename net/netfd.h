@@ -62,6 +62,8 @@ struct net_counts {
 	uint32_t cached;	/* netFDs made, in use or free (never freed) */
 };
 struct net_counts net_counts(void);
+/* A G is parked on the conn's or listener's pollDesc for mode ('r', 'w'). */
+bool net_parked(const void *handle, int mode);
 /* Why this board has no network, or NULL if it has one. */
 const char *net_unavailable(void);
 

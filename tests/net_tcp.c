@@ -226,10 +226,9 @@ TEST(net_tcp_deadline_set_while_a_read_waits_wakes_it)
 	net_test_pair(l, &la, &c, &s);
 	struct waitgroup wg = { 0 };
 	struct dlreader r = { .c = c, .wg = &wg };
-	uint32_t w0 = netpoll_waiters();
 	waitgroup_add(&wg, 1);
 	go(read_once, &r);
-	net_test_wait_parked(w0 + 1);
+	net_test_wait_parked(c, 'r');
 	NET_ASSERT_OK(net_conn_set_deadline(c, nanotime() + 5 * NSEC_PER_MSEC));
 	waitgroup_wait(&wg);
 	EXPECT_EQ(r.err, NET_ERR_TIMEOUT);
@@ -452,7 +451,7 @@ TEST(net_tcp_close_wakes_the_g_blocked_in_read_with_use_of_closed_connection)
 	struct dlreader r = { .c = c, .wg = &wg };
 	waitgroup_add(&wg, 1);
 	go(read_once, &r);
-	net_test_wait_parked(c0.waiters + 1);
+	net_test_wait_parked(c, 'r');
 	struct net_addr cl = net_conn_local_addr(c);
 	NET_ASSERT_OK(net_conn_close(c));	/* returns once the reader has left */
 	waitgroup_wait(&wg);
@@ -493,7 +492,7 @@ TEST(net_tcp_listener_close_wakes_the_g_blocked_in_accept)
 	struct acceptor a = { .l = l, .wg = &wg };
 	waitgroup_add(&wg, 1);
 	go(accept_once, &a);
-	net_test_wait_parked(c0.waiters + 1);
+	net_test_wait_parked(l, 'r');
 	EXPECT_EQ(net_counts().fds, c0.fds + 1);	/* the listener alone: no conn yet */
 	NET_ASSERT_OK(net_listener_close(l));
 	waitgroup_wait(&wg);

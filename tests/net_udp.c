@@ -81,7 +81,7 @@ TEST(net_udp_close_wakes_the_g_blocked_in_read_from)
 	struct udpreader r = { .c = a, .wg = &wg };
 	waitgroup_add(&wg, 1);
 	go(udp_read_once, &r);
-	net_test_wait_parked(c0.waiters + 1);
+	net_test_wait_parked(a, 'r');
 	NET_ASSERT_OK(net_conn_close(a));
 	waitgroup_wait(&wg);
 	EXPECT_EQ(r.err, NET_ERR_CLOSED);
