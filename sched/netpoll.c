@@ -379,7 +379,9 @@ static bool netpoll_wake_idle(void)
 	int other = -1;
 	for (unsigned i = 0; i < ncpus; i++) {
 		struct m *om = cpus[i].m;
-		if (!om || &cpus[i] == me || om->p)
+		/* load-acquire of a hint (acquirep/releasep store it): a
+		 * stale one wakes a core that finds nothing, or none. */
+		if (!om || &cpus[i] == me || atomic_loaduintptr((volatile uintptr_t *)&om->p))
 			continue;
 		if (atomic_load64(&cpus[i].halted_since) != 0) {
 			ipi_send(i, IPI_WAKE);
