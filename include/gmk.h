@@ -19,6 +19,8 @@
  *   the console     printf (the C library), console_read with a deadline,
  *                   console_write_now
  *   memory          kmalloc, kmalloc_try, kfree
+ *   net             net_listen, net_dial, net_conn_read, ... (Go's net:
+ *                   docs/network.md; a board without a network says so)
  *   programs        PROGRAM(name, "about") { ... argc, argv ... }
  *   tests           gmk_test.h: TEST, ASSERT_*, EXPECT_*
  *
@@ -44,6 +46,7 @@
 #include "../sched/pool.h"
 #include "../kernel/kmalloc.h"
 #include "../kernel/kernel.h"
+#include "../net/net.h"
 
 #ifndef GMK_PUBLIC_CHECK
 /* ---- types and macros (the kernel's own, where GMK_PUBLIC_CHECK) ---- */
@@ -170,5 +173,57 @@ long console_read(void *buf, size_t len);
 void console_set_read_deadline(uint64_t deadline);
 void console_write(const char *s, size_t n);
 void console_write_now(const char *s, size_t n);
+
+/* ---- net (Go's net; docs/network.md) -------------------------------------
+ * Types: net/net.h (enum net_err, struct net_addr, net_conn, net_listener).
+ * Each call returns Go's err as a value: NET_OK (nil), NET_EOF or a
+ * NET_ERR_ code, which net_errstr prints with Go's words; the *_errstr functions
+ * print it as Go's *OpError does ("dial tcp 127.0.0.1:9: connect:
+ * connection refused"). Every call that would block parks the G on the
+ * poller. Deadlines are absolute time_now() values, 0 for none. After
+ * net_conn_close or net_listener_close returns, the handle is gone (as
+ * after free): the Gs that were blocked in it have returned with
+ * NET_ERR_CLOSED, and none may use it again. IPv4 only.
+ */
+int net_listen(const char *network, const char *address, net_listener **l);	/* "tcp", ":8080" */
+int net_listen_packet(const char *network, const char *address, net_conn **c);	/* "udp" */
+int net_dial(const char *network, const char *address, net_conn **c);
+int net_dial_timeout(const char *network, const char *address, uint64_t timeout_ns,
+		     net_conn **c);
+int net_dial_context(struct context *ctx, const char *network, const char *address,
+		     net_conn **c);
+
+int net_listener_accept(net_listener *l, net_conn **c);
+int net_listener_close(net_listener *l);
+struct net_addr net_listener_addr(net_listener *l);
+
+/* Read: up to len bytes, *n of them (NET_EOF at the end); Write: all of
+ * them, *n < len only with an error. n may be NULL. */
+int net_conn_read(net_conn *c, void *buf, size_t len, size_t *n);
+int net_conn_write(net_conn *c, const void *buf, size_t len, size_t *n);
+int net_conn_read_from(net_conn *c, void *buf, size_t len, size_t *n,
+		       struct net_addr *from);			/* UDP */
+int net_conn_write_to(net_conn *c, const void *buf, size_t len,
+		      const struct net_addr *to, size_t *n);	/* UDP */
+int net_conn_close(net_conn *c);
+int net_conn_close_read(net_conn *c);		/* TCPConn.CloseRead */
+int net_conn_close_write(net_conn *c);		/* TCPConn.CloseWrite */
+int net_conn_set_deadline(net_conn *c, uint64_t t);
+int net_conn_set_read_deadline(net_conn *c, uint64_t t);
+int net_conn_set_write_deadline(net_conn *c, uint64_t t);
+int net_conn_set_linger(net_conn *c, int sec);	/* TCPConn.SetLinger */
+struct net_addr net_conn_local_addr(net_conn *c);
+struct net_addr net_conn_remote_addr(net_conn *c);
+
+const char *net_errstr(int err);			/* err.Error() */
+char *net_addr_string(const struct net_addr *a, char *buf);	/* NET_ADDRSTRLEN */
+int net_parse_addr(const char *address, struct net_addr *a);
+char *net_conn_errstr(net_conn *c, const char *op, int err, char *buf, size_t size);
+char *net_listener_errstr(net_listener *l, const char *op, int err, char *buf,
+			  size_t size);
+char *net_address_errstr(const char *op, const char *network, const char *address,
+			 int err, char *buf, size_t size);
+char *net_operr_string(char *buf, size_t size, const char *op, const char *network,
+		       const struct net_addr *source, const struct net_addr *addr, int err);
 
 #endif

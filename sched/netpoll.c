@@ -233,6 +233,13 @@ static bool netpollblock(struct pollDesc *pd, int mode, void (*commit)(void *),
 			panic("poll_wait: %s: two goroutines wait on mode '%c'",
 			      pd->name ? pd->name : "pollDesc", mode);
 	}
+	/* Go rechecks closing after the store of pdWait: poll_unblock
+	 * stores closing, then reads rg/wg (both full barriers), so either
+	 * it sees pdWait and clears it (the commit fails) or we see closing. */
+	if (atomic_load32(&pd->closing)) {
+		atomic_xchguintptr(gpp, pdNil);
+		return false;
+	}
 	/* The deadline timer is armed only while a G waits on the mode,
 	 * and needs no sequence number as Go's does: a stale firing only
 	 * wakes a later waiter early, which rechecks the deadline. */
@@ -259,12 +266,19 @@ int poll_wait(struct pollDesc *pd, int mode)
 int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
 		     void *arg)
 {
+	/* Closing first, as Go's netpollcheckerr: a closed descriptor's
+	 * deadline is no longer the reason. */
+	if (atomic_load32(&pd->closing))
+		return POLL_ERR_CLOSING;
 	if (deadline_passed(pd, mode))
 		return POLL_ERR_TIMEOUT;
 	for (;;) {
 		if (netpollblock(pd, mode, commit, arg))
 			return POLL_OK;
-		/* Woken without readiness: the deadline, or a stale timer. */
+		/* Woken without readiness: closing, the deadline, or a stale
+		 * timer. */
+		if (atomic_load32(&pd->closing))
+			return POLL_ERR_CLOSING;
 		if (deadline_passed(pd, mode))
 			return POLL_ERR_TIMEOUT;
 	}
@@ -365,7 +379,9 @@ static bool netpoll_wake_idle(void)
 	int other = -1;
 	for (unsigned i = 0; i < ncpus; i++) {
 		struct m *om = cpus[i].m;
-		if (!om || &cpus[i] == me || om->p)
+		/* load-acquire of a hint (acquirep/releasep store it): a
+		 * stale one wakes a core that finds nothing, or none. */
+		if (!om || &cpus[i] == me || atomic_loaduintptr((volatile uintptr_t *)&om->p))
 			continue;
 		if (atomic_load64(&cpus[i].halted_since) != 0) {
 			ipi_send(i, IPI_WAKE);
@@ -403,4 +419,33 @@ void netpoll_kick(struct trapframe *tf)
 	} else {
 		netpoll_count_kick(NETPOLL_KICK_NONE);
 	}
+}
+
+/*
+ * Go's poll_runtime_pollUnblock: the descriptor is closing; the Gs that
+ * wait on it wake (readied as a deadline readies them, without I/O
+ * readiness) and see closing, and so does every later wait. From a G.
+ */
+void poll_unblock(struct pollDesc *pd)
+{
+	if (atomic_xchg32(&pd->closing, 1))	/* full barrier: before rg/wg */
+		panic("poll_unblock: %s: already closing", pd->name ? pd->name : "pollDesc");
+	preempt_disable();	/* goready works on this P */
+	netpolldeadline(&pd->rg);
+	netpolldeadline(&pd->wg);
+	preempt_enable();
+}
+
+/* Go's pollOpen for a reused descriptor: nobody waits on it (the last
+ * user's waits have returned), so the states start afresh. */
+void poll_open(struct pollDesc *pd)
+{
+	if (atomic_loaduintptr(&pd->rg) > pdReady || atomic_loaduintptr(&pd->wg) > pdReady)
+		panic("poll_open: %s: a goroutine still waits on it",
+		      pd->name ? pd->name : "pollDesc");
+	atomic_store64(&pd->rd, 0);
+	atomic_store64(&pd->wd, 0);
+	atomic_storeuintptr(&pd->rg, pdNil);
+	atomic_storeuintptr(&pd->wg, pdNil);
+	atomic_store32(&pd->closing, 0);	/* store-release: the rest first */
 }

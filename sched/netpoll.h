@@ -23,6 +23,12 @@
  *                              one at or past TIME_NEVER never comes.
  *   netpollready(&pd, 'r')     from the interrupt handler, after the
  *                              data is where the G will look for it
+ *   poll_unblock(&pd)          closing (Go's poll_runtime_pollUnblock):
+ *                              the Gs waiting on pd wake, and every wait
+ *                              from then on fails at once, with
+ *                              POLL_ERR_CLOSING, until poll_open(&pd)
+ *   poll_open(&pd)             a descriptor reused for a new device or
+ *                              socket (Go's pollOpen): not closing
  *
  * Each mode ('r', 'w') has at most one waiter at a time (Go panics the
  * same way on a second one); serialise readers above it (a mutex).
@@ -40,12 +46,13 @@
 #define pdReady	((uintptr_t)1)	/* I/O readiness notified, not consumed */
 #define pdWait	((uintptr_t)2)	/* a G is about to park on it */
 
-enum { POLL_OK = 0, POLL_ERR_TIMEOUT = 1 };
+enum { POLL_OK = 0, POLL_ERR_TIMEOUT = 1, POLL_ERR_CLOSING = 2 };
 
 struct pollDesc {
 	volatile uintptr_t rg;		/* read waiter / state */
 	volatile uintptr_t wg;		/* write waiter / state */
 	volatile uint64_t rd, wd;	/* deadlines, nanotime(); 0 = none */
+	volatile uint32_t closing;	/* poll_unblock ran (Go's pd.closing) */
 	struct timer rt, wt;		/* deadline timers, armed while waiting */
 	const char *name;		/* for ps and checkdead */
 };
@@ -58,6 +65,8 @@ int poll_wait_commit(struct pollDesc *pd, int mode, void (*commit)(void *),
 		     void *arg);
 void poll_setdeadline(struct pollDesc *pd, uint64_t deadline, int mode);
 void netpollready(struct pollDesc *pd, int mode);	/* interrupt-safe */
+void poll_unblock(struct pollDesc *pd);
+void poll_open(struct pollDesc *pd);
 
 /* ---- for the scheduler (sched/) ---- */
 struct p;

@@ -254,7 +254,9 @@ static void acquirep(struct p *pp)
 	struct m *mp = getm();
 	if (mp->p || pp->m)
 		panic("acquirep: M%u has P, or P%u has M", mp->id, pp->id);
-	mp->p = pp;
+	/* netpoll_wake_idle, in a device interrupt on any core, reads
+	 * mp->p without a lock (an M without a P to wake). */
+	atomic_storeuintptr((volatile uintptr_t *)&mp->p, (uintptr_t)pp);
 	/* The watchdog (p_running_core) reads pp->m without a lock. */
 	atomic_storeuintptr((volatile uintptr_t *)&pp->m, (uintptr_t)mp);
 	atomic_store32(&pp->status, _Prunning);
@@ -274,7 +276,7 @@ static struct p *releasep(void)
 	struct p *pp = mp->p;
 	traceProcStop();
 	atomic_storeuintptr((volatile uintptr_t *)&pp->m, 0);	/* as in acquirep */
-	mp->p = NULL;
+	atomic_storeuintptr((volatile uintptr_t *)&mp->p, 0);	/* as in acquirep */
 	atomic_store32(&pp->status, _Pidle);
 	return pp;
 }

@@ -118,6 +118,43 @@ TEST(netpoll_deadline_set_during_the_wait_wakes_the_waiter)
 	ASSERT_GE(nanotime(), d);
 }
 
+/* Go's pollUnblock (the close of a socket): the Gs waiting on either
+ * mode wake with the closing error, every later wait fails at once with
+ * it (readiness or not), and poll_open makes the descriptor new again. */
+static struct pollDesc cl_pd;
+static volatile uint64_t cl_result[2] = { 99, 99 };
+
+static void cl_waiter(void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+	atomic_store64(&cl_result[i], (uint64_t)poll_wait(&cl_pd, i ? 'w' : 'r'));
+}
+
+TEST(netpoll_unblock_wakes_both_waiters_with_closing_until_reopened)
+{
+	memset(&cl_pd, 0, sizeof cl_pd);
+	atomic_store64(&cl_result[0], 99);
+	atomic_store64(&cl_result[1], 99);
+	/* A deadline far off: the closing, not the timer, must wake them. */
+	poll_setdeadline(&cl_pd, nanotime() + 60 * NSEC_PER_SEC, 'r' + 'w');
+	go(cl_waiter, (void *)0);
+	go(cl_waiter, (void *)1);
+	while (!pd_parked(&cl_pd, 'r') || !pd_parked(&cl_pd, 'w'))
+		sleep_ns(NSEC_PER_MSEC);
+	poll_unblock(&cl_pd);
+	while (atomic_load64(&cl_result[0]) == 99 || atomic_load64(&cl_result[1]) == 99)
+		sleep_ns(NSEC_PER_MSEC);
+	EXPECT_EQ(cl_result[0], POLL_ERR_CLOSING);
+	EXPECT_EQ(cl_result[1], POLL_ERR_CLOSING);
+	netpollready(&cl_pd, 'r');
+	EXPECT_EQ(poll_wait(&cl_pd, 'r'), POLL_ERR_CLOSING);	/* readiness or not */
+	EXPECT_EQ(poll_wait(&cl_pd, 'w'), POLL_ERR_CLOSING);
+	poll_open(&cl_pd);
+	netpollready(&cl_pd, 'w');
+	EXPECT_EQ(poll_wait(&cl_pd, 'w'), POLL_OK);
+	EXPECT(!pd_parked(&cl_pd, 'r'));
+}
+
 /*
  * A G readied by a device becomes runnable only when a P polls: at
  * findrunnable's netpoll step, which Ps whose Gs only yield never reach

@@ -34,6 +34,7 @@
 #include "kernel/page.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/sched_hooks.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
@@ -242,8 +243,14 @@ void board_irq(struct trapframe *tf)
 {
 	if (tf->vector == HOST_VEC_TIMER)
 		kernel_timer_interrupt(tf);
-	else if (tf->vector == HOST_VEC_DEV)
+	else if (tf->vector == HOST_VEC_DEV) {
+		/* One line for both devices (net.c's events first: the
+		 * console's kick may not return, and covers them). */
+		bool net = hosted_net_interrupt();
 		hosted_console_interrupt(tf);
+		if (net)
+			netpoll_kick(tf);
+	}
 	else
 		kernel_ipi_interrupt(tf);
 }

@@ -4,6 +4,8 @@
 #ifndef GMK_BOARDS_HOSTED_HOSTED_H
 #define GMK_BOARDS_HOSTED_HOSTED_H
 
+#include <stdbool.h>
+
 struct trapframe;
 
 /* stdin.c: standard input as the console's receiver, from core 0's
@@ -13,5 +15,8 @@ void hosted_stdin_probe(void);		/* first thing in hosted_main */
 void hosted_stdin_attach(void);
 void hosted_stdin_restore(void);
 void hosted_console_interrupt(struct trapframe *tf);
+/* net.c: the network's events (epoll), from the device interrupt, before
+ * the console's; true if it took some (board_irq then kicks the poller). */
+bool hosted_net_interrupt(void);
 
 #endif
