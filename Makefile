@@ -409,13 +409,15 @@ test:
 # replay: one boot in deterministic mode (tools/run-qemu --deterministic:
 # single-threaded TCG with -icount), which repeats exactly: the same
 # output, interleaving and fingerprint every time. The command line is
-# test=$(TESTS), then $(CMDLINE), then seed=$(SEED); with none of them, the
-# board's demo. Slower than make run, hence its own timeout. Only under
-# QEMU; a board that cannot replay says why in NO_REPLAY.
+# test=$(TESTS), then $(CMDLINE); with neither, the board's demo (an
+# application's APP_CMDLINE); seed=$(SEED) goes among its options, before
+# a program's "--" (tools/lib/cmdline.sh). Slower than make run, hence its
+# own timeout. Only under QEMU; a board that cannot replay says why in
+# NO_REPLAY.
 SEED  ?=
 TESTS ?=
 REPLAY_TIMEOUT ?= 900
-REPLAY_CMDLINE = $(strip $(if $(TESTS),test=$(TESTS)) $(value CMDLINE) $(if $(SEED),seed=$(SEED)))
+REPLAY_CMDLINE = $(if $(TESTS),test=$(TESTS)$(if $(value CMDLINE), ))$(value CMDLINE)
 REPLAY_REFUSAL = $(or $(NO_REPLAY),$(if $(filter qemu,$(RUNNER)),,it does not run under QEMU (RUNNER='$(RUNNER)')))
 replay:
 ifneq ($(REPLAY_REFUSAL),)
@@ -423,9 +425,10 @@ ifneq ($(REPLAY_REFUSAL),)
 endif
 	$(Q)$(BOARD_DEPS)
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp '$(SMP)' --timeout '$(REPLAY_TIMEOUT)' \
-		$(if $(GIC),--set GIC=$(GIC)) --deterministic \
-		-- $(call shell_quote,$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE)))
+	$(Q)line=$$(tools/lib/cmdline.sh with $(call shell_quote,$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE))) \
+		$(if $(SEED),$(call shell_quote,seed=$(SEED)))) && \
+	tools/run-qemu --board $(BOARD) --smp '$(SMP)' --timeout '$(REPLAY_TIMEOUT)' \
+		$(if $(GIC),--set GIC=$(GIC)) --deterministic -- "$$line"
 
 # Benchmarks (docs/benchmarks.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.
