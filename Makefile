@@ -153,7 +153,7 @@ $(shell rm -rf $(BUILD)/app && mkdir -p $(BUILD)/app && echo '$(abspath $(APP_DI
 endif
 RUN_CMDLINE = $(APP_CMDLINE)
 TRACE_CMDLINE = trace=4M $(APP_CMDLINE)
-TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR))
+TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR)) TEST_SOURCES=$(call shell_quote,$(APP_SRCS))
 APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
 # The application's own files, where the kernel's image has them too.
 APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
