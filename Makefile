@@ -124,6 +124,10 @@ TEST_ENV :=
 # own folder, gmk's and the C library's being for the kernel).
 APP ?=
 ifneq ($(APP),)
+# make splits names at blanks: a folder whose path has one cannot be built.
+ifneq ($(words $(APP)),1)
+$(error APP='$(APP)': the path has a blank, which make cannot take in a file name (move the folder, or link it: ln -s '$(APP)' ~/app))
+endif
 APP_DIR := $(patsubst %/,%,$(APP))
 ifeq ($(wildcard $(APP_DIR)/*.c),)
 $(error APP=$(APP): no *.c files there (an application is a folder of C files; make new-app DIR=$(APP) writes one))
@@ -134,9 +138,26 @@ APP_CFLAGS :=
 APP_SRC_DIRS :=
 ifneq ($(wildcard $(APP_DIR)/app.mk),)
 include $(APP_DIR)/app.mk
+# app.mk is make's text: '$x' there is make's variable x (empty), which
+# would vanish from the command line without a word. ($(open) is a '(':
+# one written here would end the $(shell ...).)
+open := (
+APP_CMDLINE_DOLLAR := $(shell sed -n 's/^[[:space:]]*APP_CMDLINE[[:space:]]*[:?+]*=//p' $(APP_DIR)/app.mk | \
+	sed 's/\$$\$$//g' | grep -o '\$$[^$(open){]' | head -n 1)
+ifneq ($(APP_CMDLINE_DOLLAR),)
+$(error $(APP_DIR)/app.mk: APP_CMDLINE: make reads '$(APP_CMDLINE_DOLLAR)' there as its variable (empty); write $$$$ for each $$ of the command line)
+endif
+endif
+ifeq ($(strip $(APP_NAME)),)
+$(error APP_NAME is empty: leave it out of app.mk for the folder's name, or give 1-32 of [a-z0-9_-])
 endif
 ifneq ($(shell printf '%s' '$(APP_NAME)' | grep -xE '[a-z0-9_-]{1,32}'),$(APP_NAME))
 $(error APP_NAME '$(APP_NAME)': want 1-32 of [a-z0-9_-] (it names the build folder))
+endif
+# APP_CMDLINE given to make (make run APP=... APP_CMDLINE='...') is taken
+# as CMDLINE is: verbatim, a '$y' staying '$y'.
+ifeq ($(origin APP_CMDLINE),command line)
+override APP_CMDLINE := $(value APP_CMDLINE)
 endif
 $(foreach d,$(APP_SRC_DIRS),$(if $(filter ..,$(subst /, ,$(d))),$(error APP_SRC_DIRS: '$(d)' leaves the application's folder)))
 $(foreach d,$(APP_SRC_DIRS),$(if $(wildcard $(APP_DIR)/$(d)/.),,$(error APP_SRC_DIRS: no folder $(APP_DIR)/$(d))))
