@@ -1,6 +1,7 @@
 # gmk: one entry point.
 #   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | trace | deps | clean
 #   make replay [BOARD=b] [SMP=n] [SEED=s] [TESTS=glob] [CMDLINE='...']
+#   make help: the targets and variables in short (README.md, docs/).
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/ (and
@@ -276,8 +277,34 @@ QUIET_CC ?=
 say = $(if $(Q),$(if $(QUIET_CC),:,echo "  $(1)"),:)
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay
+.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay help
 all: kernel
+
+# make help: the targets and variables in short; the documentation has the
+# rest (README.md's "Make targets", docs/).
+help:
+	@printf '%s\n' \
+	'make [VARIABLE=value]... TARGET  (README.md: Make targets; docs/*.md)' \
+	'' \
+	'Targets:' \
+	'  run              build, boot BOARD with CMDLINE (none: its demo); the console is this terminal' \
+	'  kernel           build the kernel (the default)' \
+	'  test             the whole suite, "N passed, N failed" (docs/testing.md)' \
+	'  replay           one boot that repeats exactly: SEED, TESTS, CMDLINE (docs/replay.md)' \
+	'  trace            boot with the execution tracer, for go tool trace and Perfetto (docs/debugging.md)' \
+	'  debug            boot halted for gdb, goroutine commands loaded (docs/debugging.md)' \
+	'  image, sdcard    the bootable files; a Raspberry Pi SD card (docs/boards/)' \
+	'  bench, bench-compare  benchmarks; gmk beside Go (docs/benchmarks.md)' \
+	'  new-app DIR=d    an application skeleton (docs/programs.md)' \
+	'  fuzz, fuzz-replay CRASH=f, host-test, board-facts, deps, clean, distclean' \
+	'' \
+	'Variables:' \
+	'  BOARD=b          $(BOARDS_ALL) (default qemu-virt-arm64)' \
+	'  SMP=n            cores (default 4)    TIMEOUT=s  make run'"'"'s limit (default 60, 0: none)' \
+	'  CMDLINE=...      the kernel command line: options, then -- and the program'"'"'s arguments (docs/cmdline.md)' \
+	'  APP=path         an application outside the tree, for run, test, image, debug, trace (docs/programs.md)' \
+	'  SEED=n TESTS=glob  for replay; TESTS, BOARDS, SMPS, JOBS for test (docs/testing.md)' \
+	'  V=1              show the full command lines'
 # The kernel, and what its runner boots (an image, a DTB).
 kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
 
