@@ -49,7 +49,7 @@ cmdline_has() {
 }
 
 cmdline_with() {
-	local line=$1 out
+	local line=$1 out w
 	shift
 	cl_split "$line"
 	out=$cl_opts
