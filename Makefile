@@ -1,6 +1,7 @@
 # gmk: one entry point.
 #   make [BOARD=qemu-virt-arm64] [SMP=4] [CMDLINE='...'] run | test | bench | bench-compare | debug | image | sdcard | trace | deps | clean
 #   make replay [BOARD=b] [SMP=n] [SEED=s] [TESTS=glob] [CMDLINE='...']
+#   make help: the targets and variables in short (README.md, docs/).
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/ (and
@@ -131,6 +132,10 @@ TEST_ENV :=
 # own folder, gmk's and the C library's being for the kernel).
 APP ?=
 ifneq ($(APP),)
+# make splits names at blanks: a folder whose path has one cannot be built.
+ifneq ($(words $(APP)),1)
+$(error APP='$(APP)': the path has a blank, which make cannot take in a file name (move the folder, or link it: ln -s '$(APP)' ~/app))
+endif
 APP_DIR := $(patsubst %/,%,$(APP))
 ifeq ($(wildcard $(APP_DIR)/*.c),)
 $(error APP=$(APP): no *.c files there (an application is a folder of C files; make new-app DIR=$(APP) writes one))
@@ -141,9 +146,26 @@ APP_CFLAGS :=
 APP_SRC_DIRS :=
 ifneq ($(wildcard $(APP_DIR)/app.mk),)
 include $(APP_DIR)/app.mk
+# app.mk is make's text: '$x' there is make's variable x (empty), which
+# would vanish from the command line without a word. ($(open) is a '(':
+# one written here would end the $(shell ...).)
+open := (
+APP_CMDLINE_DOLLAR := $(shell sed -n 's/^[[:space:]]*APP_CMDLINE[[:space:]]*[:?+]*=//p' $(APP_DIR)/app.mk | \
+	sed 's/\$$\$$//g' | grep -o '\$$[^$(open){]' | head -n 1)
+ifneq ($(APP_CMDLINE_DOLLAR),)
+$(error $(APP_DIR)/app.mk: APP_CMDLINE: make reads '$(APP_CMDLINE_DOLLAR)' there as its variable (empty); write $$$$ for each $$ of the command line)
+endif
+endif
+ifeq ($(strip $(APP_NAME)),)
+$(error APP_NAME is empty: leave it out of app.mk for the folder's name, or give 1-32 of [a-z0-9_-])
 endif
 ifneq ($(shell printf '%s' '$(APP_NAME)' | grep -xE '[a-z0-9_-]{1,32}'),$(APP_NAME))
 $(error APP_NAME '$(APP_NAME)': want 1-32 of [a-z0-9_-] (it names the build folder))
+endif
+# APP_CMDLINE given to make (make run APP=... APP_CMDLINE='...') is taken
+# as CMDLINE is: verbatim, a '$y' staying '$y'.
+ifeq ($(origin APP_CMDLINE),command line)
+override APP_CMDLINE := $(value APP_CMDLINE)
 endif
 $(foreach d,$(APP_SRC_DIRS),$(if $(filter ..,$(subst /, ,$(d))),$(error APP_SRC_DIRS: '$(d)' leaves the application's folder)))
 $(foreach d,$(APP_SRC_DIRS),$(if $(wildcard $(APP_DIR)/$(d)/.),,$(error APP_SRC_DIRS: no folder $(APP_DIR)/$(d))))
@@ -160,7 +182,7 @@ $(shell rm -rf $(BUILD)/app && mkdir -p $(BUILD)/app && echo '$(abspath $(APP_DI
 endif
 RUN_CMDLINE = $(APP_CMDLINE)
 TRACE_CMDLINE = trace=4M $(APP_CMDLINE)
-TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR))
+TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR)) TEST_SOURCES=$(call shell_quote,$(APP_SRCS))
 APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
 # The application's own files, where the kernel's image has them too.
 APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
@@ -294,8 +316,34 @@ QUIET_CC ?=
 say = $(if $(Q),$(if $(QUIET_CC),:,echo "  $(1)"),:)
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay
+.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay help
 all: kernel
+
+# make help: the targets and variables in short; the documentation has the
+# rest (README.md's "Make targets", docs/).
+help:
+	@printf '%s\n' \
+	'make [VARIABLE=value]... TARGET  (README.md: Make targets; docs/*.md)' \
+	'' \
+	'Targets:' \
+	'  run              build, boot BOARD with CMDLINE (none: its demo); the console is this terminal' \
+	'  kernel           build the kernel (the default)' \
+	'  test             the whole suite, "N passed, N failed" (docs/testing.md)' \
+	'  replay           one boot that repeats exactly: SEED, TESTS, CMDLINE (docs/replay.md)' \
+	'  trace            boot with the execution tracer, for go tool trace and Perfetto (docs/debugging.md)' \
+	'  debug            boot halted for gdb, goroutine commands loaded (docs/debugging.md)' \
+	'  image, sdcard    the bootable files; a Raspberry Pi SD card (docs/boards/)' \
+	'  bench, bench-compare  benchmarks; gmk beside Go (docs/benchmarks.md)' \
+	'  new-app DIR=d    an application skeleton (docs/programs.md)' \
+	'  fuzz, fuzz-replay CRASH=f, host-test, board-facts, deps, clean, distclean' \
+	'' \
+	'Variables:' \
+	'  BOARD=b          $(BOARDS_ALL) (default qemu-virt-arm64)' \
+	'  SMP=n            cores (default 4)    TIMEOUT=s  make run'"'"'s limit (default 60, 0: none)' \
+	'  CMDLINE=...      the kernel command line: options, then -- and the program'"'"'s arguments (docs/cmdline.md)' \
+	'  APP=path         an application outside the tree, for run, test, image, debug, trace (docs/programs.md)' \
+	'  SEED=n TESTS=glob  for replay; TESTS, BOARDS, SMPS, JOBS for test (docs/testing.md)' \
+	'  V=1              show the full command lines'
 # The kernel, and what its runner boots (an image, a DTB).
 kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
 
@@ -452,13 +500,15 @@ test:
 # replay: one boot in deterministic mode (tools/run-qemu --deterministic:
 # single-threaded TCG with -icount), which repeats exactly: the same
 # output, interleaving and fingerprint every time. The command line is
-# test=$(TESTS), then $(CMDLINE), then seed=$(SEED); with none of them, the
-# board's demo. Slower than make run, hence its own timeout. Only under
-# QEMU; a board that cannot replay says why in NO_REPLAY.
+# test=$(TESTS), then $(CMDLINE); with neither, the board's demo (an
+# application's APP_CMDLINE); seed=$(SEED) goes among its options, before
+# a program's "--" (tools/lib/cmdline.sh). Slower than make run, hence its
+# own timeout. Only under QEMU; a board that cannot replay says why in
+# NO_REPLAY.
 SEED  ?=
 TESTS ?=
 REPLAY_TIMEOUT ?= 900
-REPLAY_CMDLINE = $(strip $(if $(TESTS),test=$(TESTS)) $(value CMDLINE) $(if $(SEED),seed=$(SEED)))
+REPLAY_CMDLINE = $(if $(TESTS),test=$(TESTS)$(if $(value CMDLINE), ))$(value CMDLINE)
 REPLAY_REFUSAL = $(or $(NO_REPLAY),$(if $(filter qemu,$(RUNNER)),,it does not run under QEMU (RUNNER='$(RUNNER)')))
 replay:
 ifneq ($(REPLAY_REFUSAL),)
@@ -466,9 +516,10 @@ ifneq ($(REPLAY_REFUSAL),)
 endif
 	$(Q)$(BOARD_DEPS)
 	$(Q)$(MAKE) --no-print-directory kernel
-	$(Q)tools/run-qemu --board $(BOARD) --smp '$(SMP)' --timeout '$(REPLAY_TIMEOUT)' \
-		$(if $(GIC),--set GIC=$(GIC)) --deterministic \
-		-- $(call shell_quote,$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE)))
+	$(Q)line=$$(tools/lib/cmdline.sh with $(call shell_quote,$(if $(REPLAY_CMDLINE),$(REPLAY_CMDLINE),$(RUN_CMDLINE))) \
+		$(if $(SEED),$(call shell_quote,seed=$(SEED)))) && \
+	tools/run-qemu --board $(BOARD) --smp '$(SMP)' --timeout '$(REPLAY_TIMEOUT)' \
+		$(if $(GIC),--set GIC=$(GIC)) --deterministic -- "$$line"
 
 # Benchmarks (docs/benchmarks.md): the kernel's at nprocs=1 and all cores
 # (SMP defaults to the host's core count here), and gmk against Go.

@@ -282,6 +282,29 @@ static bool is_option_word(const char *w, size_t n)
 	return false;
 }
 
+/* Does the line name a program (a run= word before any "--")? Then a word
+ * that is no option is most likely one of the program's arguments, put
+ * before the "--" that would make it one. */
+static bool names_a_program(const char *line)
+{
+	const char *p = line, *w;
+
+	while (*p) {
+		while (is_space(*p))
+			p++;
+		for (w = p; *p && !is_space(*p); p++)
+			;
+		if (is_dashdash(w, (size_t)(p - w)))
+			return false;
+		if (p - w > 4 && memcmp(w, "run=", 4) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The hint after an unknown word on a line that names a program. */
+#define ARGS_HINT "a program's arguments go after '--': run=NAME -- ARGS"
+
 const char *cmdline_after_loader(const char *line)
 {
 	const char *p = line, *w;
@@ -388,7 +411,8 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 		}
 		const char *eq = memchr(w, '=', wlen);
 		if (!eq) {
-			snprintf(err, errlen, "'%.*s': expected key=value", (int)wlen, w);
+			snprintf(err, errlen, "'%.*s': expected key=value%s", (int)wlen, w,
+				 names_a_program(line) ? " (" ARGS_HINT ")" : "");
 			return false;
 		}
 		size_t klen = (size_t)(eq - w);
@@ -404,9 +428,10 @@ bool cmdline_parse(const char *line, struct kernel_options *ko, char *err,
 			}
 		if (!o) {
 			/* The known ones from the table: a new option is in. */
-			int k = snprintf(err, errlen, "unknown option '%.*s%s' (known:",
+			int k = snprintf(err, errlen, "unknown option '%.*s%s' (%sknown:",
 					 klen > KEY_SHOWN ? KEY_SHOWN : (int)klen, w,
-					 klen > KEY_SHOWN ? "..." : "");
+					 klen > KEY_SHOWN ? "..." : "",
+					 names_a_program(line) ? ARGS_HINT "; " : "");
 			for (unsigned i = 0; i < NOPTIONS && k >= 0 && (unsigned)k < errlen; i++)
 				k += snprintf(err + k, errlen - (unsigned)k, " %s", options[i].key);
 			if (k >= 0 && (unsigned)k < errlen)

@@ -218,6 +218,50 @@ TEST(cmdline_refuses_bad_program_arguments)
 	EXPECT(strstr(err, "more than 64") != NULL);
 }
 
+/* A word that is no option, on a line that names a program, is most
+ * likely one of its arguments put before the "--": the error says where
+ * they go (and still lists every option); a line with no run= gets no
+ * such hint, nor does an argument after "--". */
+TEST(cmdline_unknown_word_after_run_says_arguments_go_after_dashdash)
+{
+	static const struct { const char *line, *must_name; bool hint; } cases[] = {
+		{ "run=workers jobs=20000", "unknown option 'jobs' (a program's arguments go after '--'", true },
+		{ "jobs=20000 run=workers", "unknown option 'jobs' (a program's arguments go after '--'", true },
+		{ "run=blinky 1000", "'1000': expected key=value (a program's arguments go after '--'", true },
+		{ "run=x -- a -- b jobs=1", NULL, false },
+		{ "test=x frobnicate=1", "unknown option 'frobnicate' (known:", false },
+		{ "test=x 1000", "'1000': expected key=value", false },
+	};
+	static struct kernel_options o;
+	char err[CMDLINE_ERR_MAX];
+
+	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		err[0] = 0;
+		bool ok = cmdline_parse(cases[i].line, &o, err, sizeof err);
+		if (ok != (cases[i].must_name == NULL)) {
+			test_fail(__FILE__, __LINE__, "\"%s\": %s", cases[i].line,
+				  ok ? "accepted" : err);
+			continue;
+		}
+		if (cases[i].must_name && !strstr(err, cases[i].must_name))
+			test_fail(__FILE__, __LINE__, "\"%s\": error \"%s\" does not say \"%s\"",
+				  cases[i].line, err, cases[i].must_name);
+		if (!cases[i].hint && strstr(err, "'--'"))
+			test_fail(__FILE__, __LINE__, "\"%s\": error \"%s\" names '--'",
+				  cases[i].line, err);
+	}
+	/* The longest key shown, the hint and every option still fit. */
+	unsigned n = 0;
+	while (cmdline_option_key(n))
+		n++;
+	char last[40];
+	snprintf(last, sizeof last, " %s)", cmdline_option_key(n - 1));
+	ASSERT(!cmdline_parse("run=x aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
+			      &o, err, sizeof err));
+	EXPECT(strstr(err, "...' (a program's arguments go after '--'") != NULL);
+	EXPECT(strstr(err, last) != NULL);
+}
+
 /* A loader's options before "--" (a Raspberry Pi's firmware's) are
  * skipped; a line that starts with gmk's options keeps its "--" for the
  * program's arguments. */
