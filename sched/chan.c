@@ -91,6 +91,9 @@ void chan_free(chan_t c)
 		time_chan_free(c);
 		return;
 	}
+	if (c->ctxdone)		/* Go's is receive-only: a compile error */
+		fatal("chan_free: the done channel of a context (it goes with its "
+		      "context: context_release)");
 	chanfree(c);
 }
 
@@ -491,14 +494,21 @@ bool chan_tryrecv(chan_t c, void *elem, bool *ok)
 
 void chan_close(chan_t c)
 {
-	struct glist ready = { NULL, 0 };
-	struct sudog *sg;
-
 	if (!c)
 		panic("close of nil channel");
 	chancheck(c, "close");
 	if (c->timer)			/* Go's is receive-only: a compile error */
 		panic("close of a timer's channel (its timer sends on it)");
+	if (c->ctxdone)			/* the same */
+		panic("close of a context's done channel (context_cancel closes it)");
+	chanclose(c);
+}
+
+void chanclose(struct hchan *c)
+{
+	struct glist ready = { NULL, 0 };
+	struct sudog *sg;
+
 	spin_lock(&c->lock);
 	if (c->closed) {
 		spin_unlock(&c->lock);

@@ -35,6 +35,9 @@ struct hchan {
 	 * sched/timechan.c before the channel is handed out; NULL for
 	 * every other channel. */
 	struct timechan *timer;
+	/* A context's done channel (sched/context.c), set once before it
+	 * is handed out: closed and freed by its context only. */
+	bool ctxdone;
 };
 
 /*
@@ -52,6 +55,9 @@ void chan_bad(const struct hchan *c, const char *op) __attribute__((noreturn));
 /* chan_free without the timer check: for sched/timechan.c, which frees
  * its timers' channels. */
 void chanfree(struct hchan *c);
+/* chan_close without the owner checks: for sched/context.c, which closes
+ * its contexts' done channels. */
+void chanclose(struct hchan *c);
 
 /* c is not nil. */
 static inline void chancheck(const struct hchan *c, const char *op)
