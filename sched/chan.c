@@ -82,6 +82,8 @@ void chan_bad(const struct hchan *c, const char *op)
 	      (const void *)c, op, (unsigned long long)m);
 }
 
+static void chanfree_(struct hchan *c, bool orphan);
+
 void chan_free(chan_t c)
 {
 	if (!c)
@@ -99,6 +101,16 @@ void chan_free(chan_t c)
 
 void chanfree(struct hchan *c)
 {
+	chanfree_(c, false);
+}
+
+void chanfree_or_orphan(struct hchan *c)
+{
+	chanfree_(c, true);
+}
+
+static void chanfree_(struct hchan *c, bool orphan)
+{
 	chancheck(c, "free");
 	spin_lock(&c->lock);
 	bool busy = c->recvq.first || c->sendq.first;
@@ -106,7 +118,11 @@ void chanfree(struct hchan *c)
 	 * just before is serialised before the free. */
 	if (!busy)
 		__atomic_store_n(&c->magic, CHAN_FREED, __ATOMIC_RELAXED);
+	else if (orphan)
+		c->orphan = true;
 	spin_unlock(&c->lock);
+	if (busy && orphan)
+		return;
 	if (busy)
 		panic("chan_free: a goroutine is still blocked on channel %p", (void *)c);
 
