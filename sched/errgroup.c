@@ -15,7 +15,7 @@
 #include "sched/sema.h"
 
 /* fn first: gdb and traces show a G that runs eg_run by the function its
- * argument starts with (sched/gproc.c, g_startfn). */
+ * argument starts with (sched/tracebuf.h, g_startpc). */
 struct eg_call {
 	int (*fn)(void *);
 	struct errgroup *g;
@@ -51,7 +51,8 @@ void errgroup_set_limit(struct errgroup *g, int32_t n)
 	atomic_store32(&g->slots, n >= 0 ? (uint32_t)n : 0);
 }
 
-static void eg_run(void *p)
+/* Not static: g_startpc knows it (sched/tracebuf.h). */
+void eg_run(void *p)
 {
 	const struct eg_call *c = p;
 	struct errgroup *g = c->g;

@@ -9,6 +9,7 @@
 
 #include "kernel/test.h"
 #include "sched/gmk.h"
+#include "sched/tracebuf.h"
 #include "tests/sched_testutil.h"
 
 static volatile uint64_t eg_ran;
@@ -225,4 +226,39 @@ TEST(errgroup_wait_from_8_goroutines_at_once)
 		context_release(ctx);
 	}
 	chan_free(go_on);
+}
+
+/*
+ * An errgroup's goroutine is shown (traces, gdb's goroutine commands) by
+ * the program's function, not by the group's wrapper that runs it; and a
+ * go_copy's whose argument went to the heap by its function too.
+ */
+static volatile uintptr_t shown;
+
+static int shows_itself(void *p)
+{
+	(void)p;
+	atomic_store64((volatile uint64_t *)&shown, g_startpc(getg()));
+	return 0;
+}
+
+static void big_copy_shows_itself(void *p)
+{
+	(void)p;
+	atomic_store64((volatile uint64_t *)&shown, g_startpc(getg()));
+}
+
+TEST(errgroup_goroutine_is_shown_by_the_program_function)
+{
+	struct errgroup g = { 0 };
+	errgroup_go(&g, shows_itself, NULL);
+	EXPECT_EQ(errgroup_wait(&g), 0);
+	EXPECT_EQ(atomic_load64((volatile uint64_t *)&shown), (uintptr_t)shows_itself);
+
+	static char big[G_ARG_INLINE + 1];	/* over the record's room: the heap */
+	atomic_store64((volatile uint64_t *)&shown, 0);
+	go_copy(big_copy_shows_itself, big, sizeof big);
+	while (!atomic_load64((volatile uint64_t *)&shown))
+		gosched();
+	EXPECT_EQ(atomic_load64((volatile uint64_t *)&shown), (uintptr_t)big_copy_shows_itself);
 }
