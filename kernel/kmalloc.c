@@ -5,7 +5,13 @@
  *
  * Every block starts with a 16-byte header that says how to free it (the
  * class, or the page count) and carries a magic word, so that kfree needs
- * no size and catches double frees and wild pointers. An aligned block
+ * no size and catches double frees and wild pointers; but a run of
+ * KM_RUN_PAGES pages or more has none: the page allocator records its
+ * length (page_alloc_run_try), and kfree knows it by its page-aligned
+ * address. A header there would push every power of two into twice the
+ * pages in the buddy allocator (1 MiB + 16 bytes needs a 2 MiB block,
+ * whose other half only smaller requests can use: 505 blocks of 1 MiB
+ * fitted in 1 GiB). An aligned block
  * (kmalloc_aligned_try) is an ordinary one with a second header just
  * below the aligned address, which says how far back the first one is. Slots are never
  * given back to the page allocator: the runtime's working set of channels
@@ -28,6 +34,7 @@
 #define KM_MAGIC_FREE	0x66726565u	/* "free" */
 #define KM_PAGES	0xffffu		/* hdr->cls for a page-run block */
 #define KM_ALIGNED	0xfffeu		/* hdr->cls of an aligned block's second header */
+#define KM_RUN_PAGES	4		/* a run this long has no header */
 
 struct km_hdr {
 	uint32_t magic;
@@ -79,6 +86,15 @@ static bool km_refill(struct km_class *k, size_t slot)
 /* Go's "fatal error: runtime: out of memory", naming the request. */
 static __attribute__((noreturn)) void oom(size_t n)
 {
+	if (n > KMALLOC_MAX)
+		fatal("kmalloc(%zu): more than the largest block kmalloc makes (%zu bytes)",
+		      n, KMALLOC_MAX);
+	if (n > KMALLOC_BUDDY_MAX)
+		fatal("kmalloc(%zu): out of memory: no %zu free pages side by side (a "
+		      "block over %zu bytes needs free 4 MiB blocks in a row; %llu of "
+		      "%llu bytes of pages in use)", n, (n + PAGE_SIZE - 1) / PAGE_SIZE,
+		      KMALLOC_BUDDY_MAX, (unsigned long long)page_bytes_in_use(),
+		      (unsigned long long)page_bytes_total());
 	fatal("kmalloc(%zu): out of memory (%llu of %llu bytes of pages in use)", n,
 	      (unsigned long long)page_bytes_in_use(),
 	      (unsigned long long)page_bytes_total());
@@ -97,8 +113,6 @@ void *kmalloc_try(size_t n)
 	size_t total = n + KM_HDR;
 	struct km_hdr *h;
 
-	if (n > ((size_t)1 << 30))
-		panic("kmalloc: %zu bytes is not a valid request", n);
 	if (n > KMALLOC_MAX)
 		return NULL;
 	if (total <= ((size_t)1 << KM_MAX_SHIFT)) {
@@ -127,6 +141,12 @@ void *kmalloc_try(size_t n)
 		h = &f->hdr;
 		h->cls = (uint16_t)cls;
 		account((int64_t)slot);
+	} else if ((n + PAGE_SIZE - 1) / PAGE_SIZE >= KM_RUN_PAGES) {
+		size_t np = (n + PAGE_SIZE - 1) / PAGE_SIZE;
+		void *p = page_alloc_run_try(np);	/* zeroed */
+		if (p)
+			account((int64_t)(np * PAGE_SIZE));
+		return p;
 	} else {
 		size_t np = (total + PAGE_SIZE - 1) / PAGE_SIZE;
 		h = page_alloc_try(np);		/* zeroed */
@@ -171,15 +191,29 @@ static struct km_hdr *km_header(void *p, const char *who)
 	return h;
 }
 
+/* The pages of a headerless run at p, or 0 (any other block's p, page
+ * aligned or not). */
+static size_t km_run(void *p)
+{
+	return (uintptr_t)p % PAGE_SIZE ? 0 : page_run_pages(p);
+}
+
 size_t kmalloc_usable_size(void *p)
 {
-	struct km_hdr *h = km_header(p, "kmalloc_usable_size");
-	size_t back = 0;
+	size_t back = 0, np = km_run(p);
+	struct km_hdr *h = NULL;
 
-	if (h->cls == KM_ALIGNED) {
-		back = h->npages;
-		h = km_header((uint8_t *)p - back, "kmalloc_usable_size");
+	if (!np) {
+		h = km_header(p, "kmalloc_usable_size");
+		if (h->cls == KM_ALIGNED) {
+			back = h->npages;
+			np = km_run((uint8_t *)p - back);
+			if (!np)
+				h = km_header((uint8_t *)p - back, "kmalloc_usable_size");
+		}
 	}
+	if (np)
+		return np * PAGE_SIZE - back;
 	if (h->cls == KM_PAGES)
 		return h->npages * PAGE_SIZE - KM_HDR - back;
 	if (h->cls >= KM_NCLASS)
@@ -191,15 +225,26 @@ void kfree(void *p)
 {
 	if (!p)
 		return;
-	struct km_hdr *h = km_header(p, "kfree");
+	size_t np = km_run(p);
+	struct km_hdr *h = NULL;
 
-	if (h->cls == KM_ALIGNED) {
-		p = (uint8_t *)p - h->npages;
-		h->magic = KM_MAGIC_FREE;
+	if (!np) {
 		h = km_header(p, "kfree");
+		if (h->cls == KM_ALIGNED) {
+			p = (uint8_t *)p - h->npages;
+			h->magic = KM_MAGIC_FREE;
+			np = km_run(p);
+			if (!np)
+				h = km_header(p, "kfree");
+		}
+	}
+	if (np) {
+		account(-(int64_t)(np * PAGE_SIZE));
+		page_free(p, np);
+		return;
 	}
 	if (h->cls == KM_PAGES) {
-		size_t np = h->npages;
+		np = h->npages;
 		h->magic = KM_MAGIC_FREE;
 		account(-(int64_t)(np * PAGE_SIZE));
 		page_free(h, np);

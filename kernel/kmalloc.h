@@ -26,10 +26,13 @@ void *kmalloc(size_t n);
 void *kmalloc_try(size_t n);
 void *kmalloc_aligned_try(size_t n, size_t align);
 size_t kmalloc_usable_size(void *p);
-/* The largest n that kmalloc can satisfy (the page allocator's largest
- * block, less the header); a bigger request is a fatal error in kmalloc
- * and NULL from the _try forms. */
-#define KMALLOC_MAX	((size_t)4 * 1024 * 1024 - 16)
+/* The largest n that kmalloc takes (1 GiB); a bigger request is a fatal
+ * error in kmalloc and NULL from the _try forms. Up to KMALLOC_BUDDY_MAX
+ * a block is one buddy block (kernel/page.c); a bigger one is a run of
+ * free 4 MiB blocks side by side, which a fragmented memory may lack
+ * with much of it free. */
+#define KMALLOC_MAX		((size_t)1 << 30)
+#define KMALLOC_BUDDY_MAX	((size_t)4 * 1024 * 1024)
 void kfree(void *p);
 /* Bytes handed out by kmalloc now, headers included (for tests). */
 uint64_t kmalloc_bytes_in_use(void);

@@ -1,7 +1,8 @@
 /*
  * The C library's malloc family on the bare-metal boards, on kmalloc
  * (kernel/kmalloc.c): sizes up to 2 KiB from its power-of-two size
- * classes, bigger ones as whole pages from the page allocator. So malloc
+ * classes, bigger ones as whole pages from the page allocator (up to
+ * 1 GiB: over 4 MiB, free 4 MiB blocks side by side). So malloc
  * behaves the same on every board, is safe from any goroutine, core and
  * interrupt handler (kmalloc's locks mask interrupts), and shares the
  * kernel's memory rather than a heap of its own. These definitions take
@@ -36,6 +37,12 @@ static void *oom(const char *fn, size_t n)
 	if (n > KMALLOC_MAX)
 		k = snprintf(msg, sizeof msg, "%s(%zu): out of memory (more than the "
 			     "largest block, %zu bytes)\n", fn, n, KMALLOC_MAX);
+	else if (n > KMALLOC_BUDDY_MAX)
+		k = snprintf(msg, sizeof msg, "%s(%zu): out of memory (no %zu free pages "
+			     "side by side; %llu of %llu bytes of pages in use)\n", fn, n,
+			     (n + PAGE_SIZE - 1) / PAGE_SIZE,
+			     (unsigned long long)page_bytes_in_use(),
+			     (unsigned long long)page_bytes_total());
 	else
 		k = snprintf(msg, sizeof msg, "%s(%zu): out of memory (%llu of %llu "
 			     "bytes of pages in use)\n", fn, n,

@@ -11,6 +11,8 @@
  * takes the same count and frees the run the same way, piece by piece,
  * so a run need not be one buddy block, and any part of a run may be
  * freed on its own (page_alloc_aligned_nozero_try trims that way).
+ * A request over the largest block (4 MiB) is a run of consecutive free
+ * largest blocks, if the region has them.
  */
 #include <string.h>
 
@@ -23,6 +25,14 @@
 #define MAX_REGIONS	8
 #define META_FREE	0x80		/* page heads a free block of order (meta & 0x7f) */
 #define META_USED	0x00
+/* page_alloc_run_try's run: its head page reads META_RUN, the next
+ * RUN_LEN_BYTES pages its length less one, 6 bits each (0..0x3f: never
+ * META_RUN, never META_FREE, so the buddy checks cannot mistake them).
+ * page_free unmarks the head. */
+#define META_RUN	0x40
+#define RUN_LEN_BYTES	3
+#define RUN_MIN_PAGES	(RUN_LEN_BYTES + 1)
+#define RUN_MAX_PAGES	(1ul << (6 * RUN_LEN_BYTES))
 
 struct free_block {
 	struct free_block *next, *prev;
@@ -193,6 +203,34 @@ static void free_run(struct region *r, uintptr_t idx, size_t n)
 	}
 }
 
+/*
+ * A run longer than the largest block: consecutive free blocks of
+ * MAX_ORDER (which region_add carves and the merges rebuild at multiples
+ * of 2^MAX_ORDER pages from the region's base), taken in address order,
+ * the tail given back (page_lock held). A first fit: big runs are rare
+ * (a large select's sudogs, a big buffer), and the walk is one byte per
+ * 4 MiB.
+ */
+static void *region_alloc_run(struct region *r, size_t npages)
+{
+	uintptr_t blk = 1ul << MAX_ORDER, need = (npages + blk - 1) / blk;
+	uintptr_t have = 0;
+
+	for (uintptr_t idx = 0; idx + blk <= r->npages; idx += blk) {
+		have = r->meta[idx] == (META_FREE | MAX_ORDER) ? have + 1 : 0;
+		if (have < need)
+			continue;
+		uintptr_t first = idx + blk - need * blk;
+		for (uintptr_t i = first; i <= idx; i += blk)
+			list_remove(r, MAX_ORDER, r->base + i * PAGE_SIZE);
+		bytes_in_use += need * blk * PAGE_SIZE;
+		if (need * blk > npages)
+			free_run(r, first + npages, need * blk - npages);
+		return (void *)(r->base + first * PAGE_SIZE);
+	}
+	return NULL;
+}
+
 /* npages, not zeroed, or NULL when memory has run out. */
 void *page_alloc_nozero_try(size_t npages)
 {
@@ -200,10 +238,15 @@ void *page_alloc_nozero_try(size_t npages)
 	void *p = NULL;
 	struct region *r = NULL;
 
-	if (npages == 0 || order > MAX_ORDER)
-		panic("page_alloc: %zu pages is not a valid request (1..%lu)",
-		      npages, 1ul << MAX_ORDER);
+	if (npages == 0)
+		panic("page_alloc: %zu pages is not a valid request", npages);
 	unsigned long flags = spin_lock_irqsave(&page_lock);
+	if (order > MAX_ORDER) {
+		for (unsigned i = 0; i < nregions && !p; i++)
+			p = region_alloc_run(&regions[i], npages);
+		spin_unlock_irqrestore(&page_lock, flags);
+		return p;
+	}
 	for (unsigned i = 0; i < nregions && !p; i++) {
 		r = &regions[i];
 		p = region_alloc(r, order);
@@ -216,6 +259,48 @@ void *page_alloc_nozero_try(size_t npages)
 	}
 	spin_unlock_irqrestore(&page_lock, flags);
 	return p;
+}
+
+static struct region *region_of(uintptr_t addr)
+{
+	for (unsigned i = 0; i < nregions; i++)
+		if (addr >= regions[i].base &&
+		    addr < regions[i].base + regions[i].npages * PAGE_SIZE)
+			return &regions[i];
+	return NULL;
+}
+
+void *page_alloc_run_try(size_t npages)
+{
+	if (npages < RUN_MIN_PAGES || npages > RUN_MAX_PAGES)
+		panic("page_alloc_run: %zu pages is not a valid request (%u..%lu)",
+		      npages, RUN_MIN_PAGES, RUN_MAX_PAGES);
+	uint8_t *p = page_alloc_try(npages);
+	if (!p)
+		return NULL;
+	struct region *r = region_of((uintptr_t)p);
+	uintptr_t idx = ((uintptr_t)p - r->base) / PAGE_SIZE;
+	/* Only this core writes these bytes until the run is freed: no
+	 * lock (the buddy code reads them only as heads of free blocks). */
+	for (unsigned i = 0; i < RUN_LEN_BYTES; i++)
+		r->meta[idx + 1 + i] = (uint8_t)(((npages - 1) >> (6 * i)) & 0x3f);
+	r->meta[idx] = META_RUN;
+	return p;
+}
+
+size_t page_run_pages(const void *ptr)
+{
+	uintptr_t addr = (uintptr_t)ptr;
+	struct region *r = region_of(addr);
+	if (!r || (addr - r->base) % PAGE_SIZE)
+		return 0;
+	uintptr_t idx = (addr - r->base) / PAGE_SIZE;
+	if (r->meta[idx] != META_RUN || idx + RUN_MIN_PAGES > r->npages)
+		return 0;
+	size_t n = 0;
+	for (unsigned i = 0; i < RUN_LEN_BYTES; i++)
+		n |= (size_t)r->meta[idx + 1 + i] << (6 * i);
+	return n + 1;
 }
 
 /*
@@ -259,18 +344,17 @@ void *page_alloc_try(size_t npages)
 void page_free(void *ptr, size_t npages)
 {
 	uintptr_t addr = (uintptr_t)ptr;
-	struct region *r = NULL;
+	struct region *r = region_of(addr);
 
-	for (unsigned i = 0; i < nregions; i++)
-		if (addr >= regions[i].base &&
-		    addr < regions[i].base + regions[i].npages * PAGE_SIZE)
-			r = &regions[i];
 	if (!r || npages == 0 || (addr - r->base) % PAGE_SIZE ||
 	    addr + npages * PAGE_SIZE > r->base + r->npages * PAGE_SIZE)
 		panic("page_free: %p (%zu pages) was not allocated here", ptr, npages);
 
 	unsigned long flags = spin_lock_irqsave(&page_lock);
-	free_run(r, (addr - r->base) / PAGE_SIZE, npages);
+	uintptr_t idx = (addr - r->base) / PAGE_SIZE;
+	if (r->meta[idx] == META_RUN)		/* free_block reads it as used */
+		r->meta[idx] = META_USED;
+	free_run(r, idx, npages);
 	spin_unlock_irqrestore(&page_lock, flags);
 }
 

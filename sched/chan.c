@@ -82,6 +82,8 @@ void chan_bad(const struct hchan *c, const char *op)
 	      (const void *)c, op, (unsigned long long)m);
 }
 
+static void chanfree_(struct hchan *c, bool orphan);
+
 void chan_free(chan_t c)
 {
 	if (!c)
@@ -91,10 +93,23 @@ void chan_free(chan_t c)
 		time_chan_free(c);
 		return;
 	}
+	if (c->ctxdone)		/* Go's is receive-only: a compile error */
+		fatal("chan_free: the done channel of a context (it goes with its "
+		      "context: context_release)");
 	chanfree(c);
 }
 
 void chanfree(struct hchan *c)
+{
+	chanfree_(c, false);
+}
+
+void chanfree_or_orphan(struct hchan *c)
+{
+	chanfree_(c, true);
+}
+
+static void chanfree_(struct hchan *c, bool orphan)
 {
 	chancheck(c, "free");
 	spin_lock(&c->lock);
@@ -103,7 +118,11 @@ void chanfree(struct hchan *c)
 	 * just before is serialised before the free. */
 	if (!busy)
 		__atomic_store_n(&c->magic, CHAN_FREED, __ATOMIC_RELAXED);
+	else if (orphan)
+		c->orphan = true;
 	spin_unlock(&c->lock);
+	if (busy && orphan)
+		return;
 	if (busy)
 		panic("chan_free: a goroutine is still blocked on channel %p", (void *)c);
 
@@ -491,14 +510,21 @@ bool chan_tryrecv(chan_t c, void *elem, bool *ok)
 
 void chan_close(chan_t c)
 {
-	struct glist ready = { NULL, 0 };
-	struct sudog *sg;
-
 	if (!c)
 		panic("close of nil channel");
 	chancheck(c, "close");
 	if (c->timer)			/* Go's is receive-only: a compile error */
 		panic("close of a timer's channel (its timer sends on it)");
+	if (c->ctxdone)			/* the same */
+		panic("close of a context's done channel (context_cancel closes it)");
+	chanclose(c);
+}
+
+void chanclose(struct hchan *c)
+{
+	struct glist ready = { NULL, 0 };
+	struct sudog *sg;
+
 	spin_lock(&c->lock);
 	if (c->closed) {
 		spin_unlock(&c->lock);

@@ -10,10 +10,10 @@
  * cparent's list of children, under cparent's mutex, until either is
  * cancelled (Go's propagateCancel, removeChild).
  *
- * Locks, as in Go: a cancel holds the context's mutex while it cancels
- * the children, each under its own, so mutexes are taken from parent to
- * child; a child leaving its parent's list takes the parent's mutex
- * after dropping its own.
+ * Locks: a cancel holds one context's mutex at a time (Go holds a
+ * parent's while it cancels the children, each under its own: a
+ * recursion as deep as the tree); a child leaving its parent's list
+ * takes the parent's mutex after dropping its own.
  *
  * Memory. Go's collector frees a context when nothing refers to it; here
  * two counts do:
@@ -37,6 +37,7 @@
 #include "kernel/panic.h"
 #include "kernel/time.h"
 #include "sched/context.h"
+#include "sched/hchan.h"
 #include "sched/sync.h"
 #include "sched/timechan.h"
 
@@ -96,7 +97,7 @@ static void ctx_free(struct context *c)
 	if (c->timer)
 		time_timer_free(c->timer);	/* stopped, or its function ran */
 	if (c->done)
-		chan_free(c->done);		/* closed: nobody is parked on it */
+		chanfree(c->done);		/* closed: nobody is parked on it */
 	kfree(c);
 }
 
@@ -134,28 +135,35 @@ static void ctx_unlink(struct context *c)
 }
 
 /*
- * Go's cancelCtx.cancel: close done, cancel the children, stop the timer;
- * then, if asked, leave the parent's list. The first error stays. The
- * caller holds c.
+ * Cancel c alone (Go's cancelCtx.cancel, less the recursion): close done,
+ * stop the timer, and hand back its children, taken off its list, each
+ * with a hold of ours on it, linked through sibnext. The first error
+ * stays. The caller holds c. False if c was already cancelled.
  */
-static void ctx_cancel(struct context *c, bool remove, int err)
+static bool ctx_cancel_one(struct context *c, int err, struct context **children)
 {
 	mutex_lock(&c->mu);
 	if (c->err) {			/* already cancelled */
 		mutex_unlock(&c->mu);
-		return;
+		return false;
 	}
 	/* store-release: a G that sees done closed, or err set, sees why. */
 	atomic_store32(&c->err, (uint32_t)err);
-	chan_close(c->done);
-	for (struct context *ch = c->children; ch;) {
-		/* ch cannot leave the list (that takes c->mu), so it holds
-		 * its references' hold until we let go. */
-		struct context *next = ch->sibnext;
+	chanclose(c->done);
+	/* A child cannot leave the list while we hold c->mu, so its
+	 * references' hold is still there for us to add ours to (full
+	 * barrier). Taken off, it is no one's to unlink (linked is false):
+	 * its sibnext is ours. */
+	struct context *last = NULL;
+	for (struct context *ch = c->children; ch; ch = ch->sibnext) {
+		atomic_xadd32(&ch->holds, 1);
 		ch->linked = false;
-		ch->sibprev = ch->sibnext = NULL;
-		ctx_cancel(ch, false, err);
-		ch = next;
+		ch->sibprev = NULL;
+		last = ch;
+	}
+	if (last) {
+		last->sibnext = *children;
+		*children = c->children;
 	}
 	c->children = NULL;
 	/* True: the function will not run, its hold is ours to drop. False:
@@ -164,6 +172,30 @@ static void ctx_cancel(struct context *c, bool remove, int err)
 	mutex_unlock(&c->mu);
 	if (stopped)
 		ctx_unhold(c);		/* never the last: the caller holds c */
+	return true;
+}
+
+/*
+ * Go's cancelCtx.cancel: c and all its descendants; then, if asked, c
+ * leaves its parent's list. Where Go recurses, holding each parent's
+ * mutex while it cancels the children, this walks a list of the
+ * contexts still to cancel, one mutex at a time: a chain of any depth
+ * is cancelled in constant stack (a deadline's goroutine has 16 KiB).
+ * Every descendant is cancelled before it returns, as in Go.
+ */
+static void ctx_cancel(struct context *c, bool remove, int err)
+{
+	struct context *todo = NULL;
+
+	if (!ctx_cancel_one(c, err, &todo))
+		return;
+	while (todo) {
+		struct context *ch = todo;
+		todo = ch->sibnext;
+		ch->sibnext = NULL;
+		ctx_cancel_one(ch, err, &todo);
+		ctx_unhold(ch);		/* ours; may be the last */
+	}
 	if (remove)
 		ctx_unlink(c);
 }
@@ -212,8 +244,10 @@ static struct context *ctx_new(struct context *parent, enum ctx_kind kind, const
 	c->cparent = parent->kind == CTX_CANCEL ? parent : parent->cparent;
 	c->has_deadline = parent->has_deadline;
 	c->deadline = parent->deadline;
-	if (kind == CTX_CANCEL)
+	if (kind == CTX_CANCEL) {
 		c->done = chan_make(0, 0);
+		c->done->ctxdone = true;	/* before anyone else has it */
+	}
 	return c;
 }
 

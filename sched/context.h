@@ -38,7 +38,9 @@
  * the creator, before starting it; context_release when it is done.
  * Misuse is a fatal error where it can be detected: a use of a freed
  * context (until kmalloc hands the memory out again), a release more than
- * retained, a nil parent, a cancel of a context that has none.
+ * retained, a nil parent, a cancel of a context that has none, a
+ * chan_close or chan_free of a done channel (Go's is receive-only: the
+ * context closes it and frees it with itself).
  */
 #ifndef GMK_SCHED_CONTEXT_H
 #define GMK_SCHED_CONTEXT_H

@@ -14,10 +14,13 @@
 #include "sched/sched.h"
 #include "sched/sema.h"
 
+/* fn first: gdb and traces show a G that runs eg_run by the function its
+ * argument starts with (sched/tracebuf.h, g_startpc). */
 struct eg_call {
-	struct errgroup *g;
 	int (*fn)(void *);
+	struct errgroup *g;
 	void *arg;
+	bool slot;		/* took a slot under the limit: gives it back */
 };
 
 struct context *errgroup_with_context(struct errgroup *g, struct context *parent)
@@ -27,22 +30,29 @@ struct context *errgroup_with_context(struct errgroup *g, struct context *parent
 	return g->ctx;
 }
 
+/*
+ * Go documents that the limit "must not be modified while any goroutines
+ * in the group are active", and its SetLimit panics when goroutines
+ * started under a limit are; one started without a limit would, at its
+ * end, release a slot it never took (the limit exceeded), so this refuses
+ * any goroutine of the group, with Go's words.
+ */
 void errgroup_set_limit(struct errgroup *g, int32_t n)
 {
-	if (g->limited) {
-		/* load-acquire: pairs with the slots' releases */
-		uint32_t active = (uint32_t)g->limit - atomic_load32(&g->slots);
-		if (active != 0)
-			fatal("errgroup: modify limit while %u goroutines in the group are "
-			      "still active", active);
-	}
+	/* load-acquire: the counter of the group's WaitGroup (high half),
+	 * which counts them from errgroup_go to their end. */
+	uint32_t active = (uint32_t)(atomic_load64(&g->wg.state) >> 32);
+	if (active != 0)
+		fatal("errgroup: modify limit while %u goroutines in the group are "
+		      "still active", active);
 	g->limited = n >= 0;
 	g->limit = n;
 	/* store-release: before any errgroup_go that follows takes one */
 	atomic_store32(&g->slots, n >= 0 ? (uint32_t)n : 0);
 }
 
-static void eg_run(void *p)
+/* Not static: g_startpc knows it (sched/tracebuf.h). */
+void eg_run(void *p)
 {
 	const struct eg_call *c = p;
 	struct errgroup *g = c->g;
@@ -54,7 +64,7 @@ static void eg_run(void *p)
 		if (g->ctx)
 			context_cancel(g->ctx);
 	}
-	if (g->limited)
+	if (c->slot)
 		semrelease(&g->slots);
 	waitgroup_done(&g->wg);
 }
@@ -64,7 +74,7 @@ static void eg_start(struct errgroup *g, int (*fn)(void *), void *arg)
 	if (!fn)
 		fatal("errgroup_go: nil function");
 	waitgroup_add(&g->wg, 1);
-	struct eg_call c = { g, fn, arg };
+	struct eg_call c = { fn, g, arg, g->limited };
 	go_copy(eg_run, &c, sizeof c);
 }
 
@@ -94,10 +104,13 @@ bool errgroup_trygo(struct errgroup *g, int (*fn)(void *), void *arg)
 int errgroup_wait(struct errgroup *g)
 {
 	waitgroup_wait(&g->wg);
-	if (g->ctx) {
-		context_cancel(g->ctx);
-		context_release(g->ctx);
-		g->ctx = NULL;
+	/* Go lets several Gs wait; its cancel may be called again, but the
+	 * reference here is released once: the first waiter takes it
+	 * (full barrier, xchg). */
+	struct context *ctx = atomic_xchgp((volatile void **)&g->ctx, NULL);
+	if (ctx) {
+		context_cancel(ctx);
+		context_release(ctx);
 	}
 	return g->err;
 }

@@ -16,12 +16,14 @@
  * errgroup_with_context (the group's: do not release it) is cancelled at
  * the first error or when errgroup_wait returns, whichever comes first;
  * errgroup_wait also releases it, so it is gone after that unless its
- * user took a reference (context_retain). The group holds nothing else:
- * there is nothing to free.
+ * user took a reference (context_retain). Several Gs may call
+ * errgroup_wait at once (each gets the first error; the context is
+ * released once). The group holds nothing else: there is nothing to free.
  *
- * Misuse is a fatal error with Go's words: errgroup_set_limit while
- * goroutines started under a limit are running ("errgroup: modify limit
- * while N goroutines in the group are still active").
+ * Misuse is a fatal error with Go's words: errgroup_set_limit while any
+ * goroutine of the group is running, under a limit or not, as Go's
+ * documentation forbids ("errgroup: modify limit while N goroutines in
+ * the group are still active").
  */
 #ifndef GMK_SCHED_ERRGROUP_H
 #define GMK_SCHED_ERRGROUP_H

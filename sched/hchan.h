@@ -35,6 +35,12 @@ struct hchan {
 	 * sched/timechan.c before the channel is handed out; NULL for
 	 * every other channel. */
 	struct timechan *timer;
+	/* A context's done channel (sched/context.c), set once before it
+	 * is handed out: closed and freed by its context only. */
+	bool ctxdone;
+	/* Its timer was freed while Gs waited on it (sched/timechan.c):
+	 * the last select to take its sudog off frees it (select.c). */
+	bool orphan;
 };
 
 /*
@@ -52,6 +58,12 @@ void chan_bad(const struct hchan *c, const char *op) __attribute__((noreturn));
 /* chan_free without the timer check: for sched/timechan.c, which frees
  * its timers' channels. */
 void chanfree(struct hchan *c);
+/* chanfree, but a channel with Gs waiting is left to them (orphan)
+ * instead of a fatal error: a timer's, freed "at any time". */
+void chanfree_or_orphan(struct hchan *c);
+/* chan_close without the owner checks: for sched/context.c, which closes
+ * its contexts' done channels. */
+void chanclose(struct hchan *c);
 
 /* c is not nil. */
 static inline void chancheck(const struct hchan *c, const char *op)

@@ -397,6 +397,7 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 			arch_cpu_relax();
 	sellock(&st);
 	struct sudog *fired = sel.fired;
+	bool orphans = false;
 	casi = -1;
 	for (sg = waiting; sg; sg = sg->waitlink) {
 		int k = (int)(sg - sgs);
@@ -408,12 +409,24 @@ int chan_select(struct select_case *cases, int ncases, bool has_default)
 			waitq_remove(&sg->c->recvq, sg);
 		else
 			waitq_remove(&sg->c->sendq, sg);
+		if (unlikely(sg->c->orphan) && !sg->c->recvq.first && !sg->c->sendq.first) {
+			/* The last waiter on a freed timer's channel: ours to
+			 * free once unlocked (ticket is a semaphore's field,
+			 * unused by a channel's sudog). */
+			sg->c->orphan = false;
+			sg->ticket = 1;
+			orphans = true;
+		}
 	}
 	if (casi < 0 && park.timer && fired == stt.fired)
 		casi = tcasi;
 	if (casi < 0)
 		panic("select: woken with no case fired");
 	selunlock(&st);
+	if (unlikely(orphans))
+		for (sg = waiting; sg; sg = sg->waitlink)
+			if (sg != fired && sg->ticket == 1)
+				chanfree(sg->c);
 
 	cas = &cases[casi];
 	ret = casi;

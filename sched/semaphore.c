@@ -56,15 +56,22 @@ static void notify_waiters(struct semaphore *s)
 	}
 }
 
-static void check_weight(int64_t n, const char *op)
+/* SEMAPHORE_INIT is a plain initializer that cannot refuse a negative
+ * size as semaphore_init does: every call refuses one instead (Go's
+ * NewWeighted takes any int64; a negative size would make every Acquire
+ * wait for ever). */
+static void check_weight(struct semaphore *s, int64_t n, const char *op)
 {
+	if (s->size < 0)
+		fatal("%s: the semaphore's size is negative (%lld): SEMAPHORE_INIT "
+		      "of a negative n", op, (long long)s->size);
 	if (n < 0)
 		fatal("%s: negative weight %lld", op, (long long)n);
 }
 
 int semaphore_acquire(struct semaphore *s, struct context *ctx, int64_t n)
 {
-	check_weight(n, "semaphore_acquire");
+	check_weight(s, n, "semaphore_acquire");
 	if (!ctx)
 		fatal("semaphore_acquire: nil context (pass context_background())");
 	chan_t done = context_done(ctx);
@@ -122,7 +129,7 @@ int semaphore_acquire(struct semaphore *s, struct context *ctx, int64_t n)
 
 bool semaphore_try_acquire(struct semaphore *s, int64_t n)
 {
-	check_weight(n, "semaphore_try_acquire");
+	check_weight(s, n, "semaphore_try_acquire");
 	mutex_lock(&s->mu);
 	bool ok = s->size - s->cur >= n && !s->head;
 	if (ok)
@@ -133,7 +140,7 @@ bool semaphore_try_acquire(struct semaphore *s, int64_t n)
 
 void semaphore_release(struct semaphore *s, int64_t n)
 {
-	check_weight(n, "semaphore_release");
+	check_weight(s, n, "semaphore_release");
 	mutex_lock(&s->mu);
 	s->cur -= n;
 	if (s->cur < 0) {

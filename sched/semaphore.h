@@ -16,8 +16,9 @@
  * that has to wait; nothing to free once nobody waits.
  *
  * Misuse is a fatal error: a release of more than is held ("semaphore:
- * released more than held", Go's words), a negative weight or size, a
- * NULL context (pass context_background()).
+ * released more than held", Go's words), a negative weight or size (a
+ * SEMAPHORE_INIT of a negative n at the semaphore's first use), a NULL
+ * context (pass context_background()).
  */
 #ifndef GMK_SCHED_SEMAPHORE_H
 #define GMK_SCHED_SEMAPHORE_H

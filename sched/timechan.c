@@ -235,8 +235,11 @@ static void tc_free(struct timechan *tc)
 	__atomic_store_n(&tc->magic, TIMECHAN_FREED, __ATOMIC_RELAXED);
 	chan_t c = tc->c;
 	spin_unlock(&tc->sendlock);
+	/* No firing sends any more: armed is false. A G still waiting on
+	 * C keeps waiting, as in Go (Stop does not close C); the last
+	 * select to leave C frees it (a lone receive waits for ever). */
 	if (c)
-		chanfree(c);	/* no firing sends any more: armed is false */
+		chanfree_or_orphan(c);
 	tc_unref(tc);
 }
 

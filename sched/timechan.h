@@ -10,7 +10,11 @@
  *                            was still unread: it is taken back)
  *   time_timer_reset(t, ns); Reset: fire ns from now; true as Stop's
  *   time_timer_free(t);      stops it and frees it with its channel, at any
- *                            time (fired or not)
+ *                            time (fired or not); a G that waits on t->C
+ *                            then keeps waiting, as in Go, where Stop
+ *                            does not close C: a select returns by its
+ *                            other cases (the channel goes with the last
+ *                            one to leave it), a lone receive never
  *
  *   struct time_ticker *tk = time_newticker(ns);   time.NewTicker: tk->C
  *                            receives a value every ns; a tick that finds

@@ -84,9 +84,27 @@ void trace_dump(void);
 
 static inline void traceProcStart(struct m *mp) { TRACE_HOOK(traceEvProcStart, mp->id, 0); }
 static inline void traceProcStop(void) { TRACE_HOOK(traceEvProcStop, 0, 0); }
+/*
+ * The function a G is shown by: its entry, or for a runtime wrapper that
+ * runs the program's function (go_copy's heap start, errgroup's eg_run)
+ * that function, which the wrapper's argument starts with. Go shows the
+ * function of the go statement; here the program's is the one to show.
+ * tools/gmk-gdb.py applies the same rule.
+ */
+void go_copy_heap_start(void *block);
+void eg_run(void *p);
+
+static inline uintptr_t g_startpc(const struct g *gp)
+{
+	void (*fn)(void *) = gp->entry;
+	if (fn == go_copy_heap_start || fn == eg_run)
+		return *(const uintptr_t *)gp->arg;
+	return (uintptr_t)fn;
+}
+
 static inline void traceGoCreate(struct g *newg)
 {
-	TRACE_HOOK_STACK(traceEvGoCreate, newg->goid, (uintptr_t)newg->entry);
+	TRACE_HOOK_STACK(traceEvGoCreate, newg->goid, g_startpc(newg));
 }
 static inline void traceGoStart(struct g *gp, bool inherit)
 {

@@ -235,3 +235,47 @@ TEST(chan_select_large_one_channel_in_many_cases)
 	chan_free(d.quit);
 	chan_free(d.enough);
 }
+
+/*
+ * Go's limit, 65,536 cases, in a select that blocks: 256 channels named
+ * 256 times each. Its sudogs (72 bytes a case: 4.7 MB) are over the
+ * page allocator's largest block; they were "out of memory" past 58,254
+ * cases. A sender on one channel fires one of that channel's cases.
+ */
+#define MAX_CHANS	256
+#define MAX_CASES	SELECT_MAX_CASES
+
+/* Sends once the select has parked on every case (its channel has all
+ * 256 of its cases queued as receivers), so that the select blocks. */
+static void max_sender(void *p)
+{
+	uint32_t v = 77;
+	while (chan_nwaiting(p, true) < MAX_CASES / MAX_CHANS)
+		gosched();
+	chan_send(p, &v);
+}
+
+TEST(chan_select_large_65536_cases_blocking)
+{
+	chan_t *c = kmalloc(sizeof *c * MAX_CHANS);
+	struct select_case *cs = kmalloc(sizeof *cs * MAX_CASES);
+	uint32_t v = 0;
+	for (int i = 0; i < MAX_CHANS; i++)
+		c[i] = chan_make(sizeof(uint32_t), 0);
+	for (int k = 0; k < MAX_CASES; k++)
+		cs[k] = (struct select_case)SELECT_RECV(c[k % MAX_CHANS], &v);
+	go(max_sender, c[123]);
+	uint64_t before = kmalloc_bytes_in_use();
+	int k = chan_select(cs, MAX_CASES, false);
+	ASSERT(k >= 0 && k < MAX_CASES);
+	EXPECT_EQ(k % MAX_CHANS, 123);
+	EXPECT(cs[k].ok);
+	EXPECT_EQ(v, 77);
+	EXPECT_EQ(kmalloc_bytes_in_use(), before);	/* its arrays went back */
+	for (int i = 0; i < MAX_CHANS; i++) {
+		EXPECT_EQ(chan_nwaiting(c[i], true) + chan_nwaiting(c[i], false), 0);
+		chan_free(c[i]);
+	}
+	kfree(cs);
+	kfree(c);
+}

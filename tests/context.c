@@ -324,3 +324,68 @@ TEST(context_many_children_made_and_cancelled_on_every_p)
 	EXPECT_LE(kmalloc_bytes_in_use(), km0 + 256 * 128 + 4096);
 	EXPECT_LE(timers_pending(), pending0);
 }
+
+/*
+ * A chain of cancelable contexts as deep as a program can make: a cancel
+ * at its root reaches every level, from a goroutine with 16 KiB of stack
+ * (a deadline's goroutine has no more). A cancel that recursed once per
+ * level overflowed that stack at about 250 levels on arm64.
+ */
+#define DEEP		100000
+#define DEEP_STACK	(16 * 1024)
+
+struct deep {
+	struct context **c;
+	chan_t done;
+};
+
+static void deep_cancel(void *p)
+{
+	struct deep *d = p;
+	context_cancel(d->c[0]);
+	chan_send(d->done, NULL);
+}
+
+TEST(context_cancel_of_a_chain_100000_deep_from_a_16k_goroutine)
+{
+	struct deep d = { kmalloc(sizeof *d.c * DEEP), chan_make(0, 0) };
+	d.c[0] = context_with_cancel(context_background());
+	for (uint32_t i = 1; i < DEEP; i++)
+		d.c[i] = context_with_cancel(d.c[i - 1]);
+	ASSERT_EQ(context_err(d.c[DEEP - 1]), 0);
+	go_stack(deep_cancel, &d, DEEP_STACK);
+	chan_recv(d.done, NULL);
+	uint32_t open = 0, wrong = 0;
+	for (uint32_t i = 0; i < DEEP; i++) {
+		open += !closed(context_done(d.c[i]));
+		wrong += context_err(d.c[i]) != CONTEXT_CANCELED;
+	}
+	EXPECT_EQ(open, 0);
+	EXPECT_EQ(wrong, 0);
+	for (uint32_t i = 0; i < DEEP; i++)
+		EXPECT_EQ(context_nchildren(d.c[i]), 0);
+	for (uint32_t i = 0; i < DEEP; i++)	/* the last frees the chain */
+		context_release(d.c[i]);
+	chan_free(d.done);
+	kfree(d.c);
+}
+
+/* The same through a deadline at the root: its own goroutine cancels. */
+#define DEEP_DEADLINE	5000
+
+TEST(context_deadline_at_the_root_of_a_chain_5000_deep_cancels_every_level)
+{
+	struct context **c = kmalloc(sizeof *c * DEEP_DEADLINE);
+	c[0] = context_with_timeout(context_background(), 100 * NSEC_PER_MSEC);
+	for (uint32_t i = 1; i < DEEP_DEADLINE; i++)
+		c[i] = context_with_cancel(c[i - 1]);
+	chan_recv(context_done(c[DEEP_DEADLINE - 1]), NULL);
+	uint32_t wrong = 0;
+	for (uint32_t i = 0; i < DEEP_DEADLINE; i++)
+		wrong += !closed(context_done(c[i])) ||
+			 context_err(c[i]) != CONTEXT_DEADLINE_EXCEEDED;
+	EXPECT_EQ(wrong, 0);
+	for (uint32_t i = DEEP_DEADLINE; i-- > 0;)
+		context_release(c[i]);
+	kfree(c);
+}

@@ -34,3 +34,18 @@ TEST_FATAL(context_cancel_of_the_background,
 {
 	context_cancel(context_background());
 }
+
+TEST_FATAL(context_close_of_its_done_channel,
+	   "close of a context's done channel (context_cancel closes it)")
+{
+	struct context *c = context_with_cancel(context_background());
+	chan_close(context_done(c));
+}
+
+TEST_FATAL(context_free_of_its_done_channel,
+	   "chan_free: the done channel of a context (it goes with its context: "
+	   "context_release)")
+{
+	struct context *c = context_with_cancel(context_background());
+	chan_free(context_done(c));
+}

@@ -75,3 +75,35 @@ TEST(page_nozero_run_goes_back_in_stack_sized_pieces)
 	page_free(big, 1024);
 	ASSERT_EQ(page_bytes_in_use(), before);
 }
+
+/*
+ * Runs over the largest buddy block (4 MiB, 1,024 pages) are free
+ * largest blocks side by side: they cost exactly their pages and free
+ * back. A recorded run (page_alloc_run_try, kmalloc's headerless blocks)
+ * states its length at its first page only, and no more once freed.
+ */
+TEST(page_runs_over_4mib_and_recorded_runs)
+{
+	static const size_t big[] = { 1025, 2048, 3000, 8192 };
+	uint64_t before = page_bytes_in_use();
+	for (unsigned i = 0; i < sizeof big / sizeof big[0]; i++) {
+		uint8_t *p = page_alloc(big[i]);
+		EXPECT_EQ(page_bytes_in_use() - before, big[i] * PAGE_SIZE);
+		p[0] = 1;
+		p[big[i] * PAGE_SIZE - 1] = 1;
+		EXPECT_EQ(page_run_pages(p), 0);	/* not a recorded run */
+		page_free(p, big[i]);
+		EXPECT_EQ(page_bytes_in_use(), before);
+	}
+	static const size_t rec[] = { 4, 5, 64, 1024, 1025, 5000 };
+	for (unsigned i = 0; i < sizeof rec / sizeof rec[0]; i++) {
+		uint8_t *p = page_alloc_run_try(rec[i]);
+		ASSERT(p != NULL);
+		EXPECT_EQ(page_run_pages(p), rec[i]);
+		EXPECT_EQ(page_run_pages(p + PAGE_SIZE), 0);
+		EXPECT_EQ(page_run_pages(p + 16), 0);
+		page_free(p, rec[i]);
+		EXPECT_EQ(page_run_pages(p), 0);
+		EXPECT_EQ(page_bytes_in_use(), before);
+	}
+}

@@ -11,3 +11,13 @@ TEST_FATAL(semaphore_release_of_more_than_held, "semaphore: released more than h
 	semaphore_try_acquire(&s, 2);
 	semaphore_release(&s, 3);
 }
+
+/* semaphore_init refuses a negative size; SEMAPHORE_INIT cannot, so the
+ * first use does. */
+TEST_FATAL(semaphore_of_negative_size_from_semaphore_init_macro,
+	   "semaphore_try_acquire: the semaphore's size is negative (-1): "
+	   "SEMAPHORE_INIT of a negative n")
+{
+	static struct semaphore s = SEMAPHORE_INIT(-1);
+	semaphore_try_acquire(&s, 1);
+}

@@ -14,6 +14,7 @@
 #include "kernel/page.h"
 #include "kernel/test.h"
 #include "sched/gmk.h"
+#include "tests/chan_testutil.h"
 #include "tests/preempt_testutil.h"
 
 #define TC_TIMEOUT_NS	(30 * NSEC_PER_MSEC)
@@ -342,5 +343,69 @@ TEST(time_timer_stop_against_a_firing_under_way_leaves_no_value)
 		EXPECT(stopped);
 		EXPECT(!got);
 		EXPECT(!late);
+	}
+}
+
+/*
+ * A timer, a ticker and a time_after channel each freed while a G waits
+ * on its channel in a select: the G keeps waiting, as in Go (Stop does
+ * not close C), and the select returns for its other case; the channel
+ * goes with the last select that leaves it. The free was a panic in
+ * chan_free ("a goroutine is still blocked on channel"), where the docs
+ * say "at any time".
+ */
+struct freewait {
+	struct select_case cs[2];
+	int v, got;
+	chan_t done;
+};
+
+static void freewait_g(void *p)
+{
+	struct freewait *w = p;
+	w->got = chan_select(w->cs, 2, false);
+	chan_send(w->done, NULL);
+}
+
+TEST(time_timer_ticker_and_after_freed_while_a_g_waits_on_their_channel)
+{
+	static struct freewait w;
+	for (int kind = 0; kind < 3; kind++) {
+		chan_t other = chan_make(sizeof(int), 0);
+		struct time_timer *t = NULL;
+		struct time_ticker *tk = NULL;
+		chan_t c;
+		if (kind == 0)
+			c = (t = time_newtimer(100 * NSEC_PER_SEC))->C;
+		else if (kind == 1)
+			c = (tk = time_newticker(100 * NSEC_PER_SEC))->C;
+		else
+			c = time_after(100 * NSEC_PER_SEC);
+		w = (struct freewait){
+			.cs = { SELECT_RECV(c, NULL), SELECT_RECV(other, &w.v) },
+			.got = -1,
+			.done = chan_make(0, 0),
+		};
+		go(freewait_g, &w);
+		/* Parked on both: pass 2 queues every case before any unlock. */
+		ASSERT(chan_wait_for_waiters(other, true, 1, 10 * NSEC_PER_SEC));
+		if (kind == 0)
+			time_timer_free(t);
+		else if (kind == 1)
+			time_ticker_free(tk);
+		else
+			chan_free(c);
+		EXPECT_EQ(chan_nwaiting(other, true), 1);	/* still waiting */
+		EXPECT_EQ(w.got, -1);
+		int v = 40 + kind;
+		chan_send(other, &v);
+		chan_recv(w.done, NULL);
+		EXPECT_EQ(w.got, 1);
+		EXPECT_EQ(w.v, 40 + kind);
+		/* Freed by the select as it left (still in chan_free's
+		 * quarantine, so its header can be read). */
+		EXPECT_EQ(c->magic, CHAN_FREED);
+		chan_free(w.done);
+		chan_free(other);
 	}
 }

@@ -35,6 +35,25 @@ def is_aarch64():
     return "aarch64" in arch()
 
 
+# Runtime wrappers whose argument starts with the program's function
+# (sched/tracebuf.h, g_startpc): a G that runs one is shown by that.
+WRAPPERS = ("go_copy_heap_start", "eg_run")
+
+
+def g_entry(gp):
+    """The name a G is shown by: its entry, or the function a runtime
+    wrapper of its runs."""
+    name = symname(gp["entry"])
+    if name in WRAPPERS:
+        try:
+            arg = int(gp["arg"])
+            if arg:
+                return symname(gdb.parse_and_eval("*(void **)%d" % arg))
+        except (gdb.error, gdb.MemoryError):
+            pass
+    return name
+
+
 def symname(addr):
     addr = int(addr)
     if addr == 0:
@@ -228,7 +247,7 @@ class InfoGoroutines(gdb.Command):
             pc = "-" if mp is not None else symname(saved_pc(gp))
             print("%s %4d  %-9s %-24s %-8s %-28s %s" % ("*" if int(gp) == cur else " ",
                   int(gp["goid"]), GSTATUS.get(st, "?%d" % st), reason, where,
-                  symname(gp["entry"]), pc))
+                  g_entry(gp), pc))
 
 
 class GoroutineCmd(gdb.Command):
@@ -274,7 +293,7 @@ class GoroutineCmd(gdb.Command):
         except NotStarted:
             print("goroutine %d (%s): not started yet, no stack; it will run %s" %
                   (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),
-                   symname(gp["entry"])))
+                   g_entry(gp)))
             return
         gdb.execute("frame 0", to_string=True)
         # gdb gives aarch64's x registers as signed longs: a value with the
@@ -316,7 +335,7 @@ def gname(g):
     if g == 0:
         return "-"
     gp = val("(struct g *)0x%x" % g)
-    return "G%d(%s)" % (int(gp["goid"]), symname(gp["entry"]))
+    return "G%d(%s)" % (int(gp["goid"]), g_entry(gp))
 
 
 class InfoPs(gdb.Command):

@@ -209,6 +209,11 @@ static void add_ram(uint64_t base, uint64_t size)
 		total += ram[i].size;
 	if (end <= base || nram == MMU_MAX_RAM_REGIONS || total >= MMU_MAX_RAM)
 		return;
+	/* A range already stated (a DTB node and one QEMU added for the
+	 * same RAM): taken once, never twice over. */
+	for (unsigned i = 0; i < nram; i++)
+		if (base < ram[i].base + ram[i].size && ram[i].base < end)
+			return;
 	if (end > (1ull << VA_BITS))		/* beyond what TTBR0 covers */
 		end = 1ull << VA_BITS;
 	if (end - base > MMU_MAX_RAM - total)

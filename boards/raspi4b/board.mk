@@ -15,8 +15,8 @@ RPI_CONFIG   := arm_64bit=1 kernel=kernel8.img kernel_address=$(LOAD_ADDR) \
 	enable_uart=1 enable_gic=1 dtoverlay=disable-bt
 
 # Under QEMU: the raw image and this board's DTB, as on raspi3b; the
-# machine has 4 cores and 2 GiB, no other choice (this DTB states the
-# first 948 MiB). QEMU 7.2 has no raspi4b: make test says so and boots
+# machine has 4 cores and 2 GiB, no other choice (this DTB states
+# them, less the VideoCore's share below 1 GiB). QEMU 7.2 has no raspi4b: make test says so and boots
 # the other boards.
 RUNNER      := qemu
 QEMU        := qemu-system-aarch64
