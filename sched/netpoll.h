@@ -83,7 +83,8 @@ void injectglist(struct p *pp, struct gqueue *q, bool next);
 #define NETPOLL_MAX_DELAY_NS (10 * 1000 * 1000ull)
 bool netpoll_overdue(uint64_t now);
 /* findrunnable's netpoll step: the first readied G (runnable, to run
- * now) with the rest injected on pp; NULL if none. */
+ * now) with the rest injected on pp; NULL if none (or each went to the
+ * core it is locked to). */
 struct g *netpoll_take(struct p *pp);
 enum { NETPOLL_KICK_IDLE, NETPOLL_KICK_PREEMPT, NETPOLL_KICK_NONE,
        NETPOLL_KICK_SELF };
