@@ -2000,9 +2000,11 @@ int gomaxprocs(int n)
 		return old;
 	}
 	if ((uint32_t)n > online) {
+		/* Refused (gmk has one M per core; Go, with threads to spare,
+		 * accepts any n), and silently, as Go's call is: a program
+		 * that asks at every step must not fill the console. The
+		 * count returned, and sched_nprocs() after, say what holds. */
 		mutex_unlock(&procresize_mu);
-		printf("gmk: gomaxprocs(%d): only %u cores are online; the P count "
-		       "stays %d\n", n, online, old);
 		return old;
 	}
 	struct p *ps[MAX_CPUS];
