@@ -714,11 +714,11 @@ static void resetspinning(void)
  *
  * The rule: a locked G runs on no other M (Go's), and it gets its core
  * as soon as it is readied (gmk's: in Go its thread is waiting for it).
- *   - Readied (ready) on another core, it goes to its M's own queue
- *     (m->lockedq), and an IPI_WAKE has that core's tick preempt its G
- *     as for a wake-up (preemptWake: the G keeps the rest of its slice,
- *     p->resumeg). Readied on its own core, the readier is preempted at
- *     its next safe point the same way.
+ *   - Readied (ready, or by its device: netpoll.c) on another core, it
+ *     goes to its M's own queue (m->lockedq), and an IPI_WAKE has that
+ *     core's tick preempt its G as for a wake-up (preemptWake: the G
+ *     keeps the rest of its slice, p->resumeg). Readied on its own core,
+ *     the readier is preempted at its next safe point the same way.
  *   - Found by another M in a run queue (it yielded or its slice ended,
  *     and waited its turn in the global queue as any G; or a thief or a
  *     resize moved it): that M hands it over (Go's startlockedm), to run
