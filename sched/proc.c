@@ -1073,6 +1073,21 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
 		return resumeg_take(pp);
 	}
+	if ((uintptr_t)gp == pp->timerg) {
+		/* A due timer readied it this round: it runs next, as in Go
+		 * (a timer's G in runnext inherits the slice there), whatever
+		 * ended the slice, the tick or a G that ran past its end
+		 * unseen (held a channel's lock and parked under it): sent to
+		 * the global queue's tail it would wait behind every queued
+		 * G. Its slice is dated anew, not used up; schedtick stays,
+		 * so that a fairness pick this round deferred for it comes
+		 * next round, as Go's does; and the chain it may start ends
+		 * with this slice (not "the slice ended before"). */
+		*inherit_time = true;
+		pp->sliceendtick = pp->schedtick - 1;
+		slice_dated(pp, nanotime());
+		return gp;
+	}
 	if (pp->sliceendtick == pp->schedtick || (runqempty(pp) && globrunqempty()))
 		return gp;
 	globrunqput_sliceover(gp);
@@ -1181,9 +1196,10 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 	 * nothing else), or the P's G parked, yielded or exited with the
 	 * timer already due (a short sleep; a G held up between reading the
 	 * clock and parking). The pick would start a whole slice ahead of the
-	 * timer's G. A timer's G that inherits the slice leaves schedtick as
-	 * it is, and the next round makes the pick (a runnext chain ends
-	 * with its slice, below); otherwise the next 61st tick makes it.
+	 * timer's G. It is deferred, not skipped (Go makes it at every 61st
+	 * schedtick): the timer's G inherits the slice, or has it dated anew
+	 * (runnext_sliceover), and leaves schedtick as it is, so the next
+	 * round makes the pick.
 	 */
 	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty() &&
 	    !pp->resumeg && !timer_readied) {
