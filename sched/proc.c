@@ -545,8 +545,16 @@ static void stopm(void)
 		}
 		/* A device readied Gs (netpoll_kick woke us, or we took the
 		 * interrupt ourselves): take an idle P and run them, as Go's
-		 * M blocked in netpoll(delay) does. */
-		if (netpoll_pending()) {
+		 * M blocked in netpoll(delay) does. With no P idle (gomaxprocs
+		 * below the cores) we halt as below, instead of looking again
+		 * and again under sched.lock: the busy Ps take the Gs (their
+		 * tick's preemption puts the first in runnext, their rounds'
+		 * look at an overdue list), and a P that goes idle is looked
+		 * for by its own M, here, before it halts; one that gomaxprocs
+		 * adds, by the spinner its wakep starts. Go's M without a P
+		 * puts them on the global queue and sleeps; on the ready list
+		 * they keep those faster ways to a P. */
+		if (netpoll_pending() && atomic_load32(&sched.npidle) != 0) {
 			arch_irq_restore(flags);
 			if (claim_idle_p(mp, NULL))
 				return;
