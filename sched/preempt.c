@@ -328,6 +328,24 @@ void sched_preempt_safepoint(void)
 }
 
 /*
+ * tick_arm_by's re-arm (schedimpl.h): the read of the deadline and the
+ * write of the new one with interrupts masked. An IPI_WAKE between them
+ * (sched_ipi_wake: a locked G's wake-up, a shorter slice, an earlier
+ * timer) would arm an earlier deadline that the write then replaces with
+ * the later one: the preemption it was for late by up to a tick period.
+ * Masked, the IPI waits, and re-arms after the write.
+ */
+void tick_arm_by_slow(uint64_t when)
+{
+	unsigned long flags = arch_irq_save();
+	uint64_t d = this_cpu()->timer_deadline_ns;
+	sched_race(SCHED_RACE_TICK_ARM);
+	if (d == 0 || d > when)
+		timer_set_deadline(when);
+	arch_irq_restore(flags);
+}
+
+/*
  * IPI_WAKE: someone gave this core's P an earlier timer (timers_notify,
  * timer.c) or work to look at. An idle core just leaves its wfi/hlt
  * (stopm recomputes); a busy one re-arms its tick for the new deadline.

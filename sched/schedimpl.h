@@ -317,12 +317,16 @@ uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_
  * comes first. sample: look at schedtick a tick period on even while the
  * slice is dated (a G has switched since the last tick). */
 uint64_t tick_deadline(struct p *pp, uint64_t now, uint64_t slice, bool sample);
-/* Make sure this core's tick fires by `when` (it may be armed later). */
+/* Make sure this core's tick fires by `when` (it may be armed later).
+ * Armed by then already, it stays: an interrupt can only bring it
+ * earlier (sched_ipi_wake) or re-arm it from the state that asked for
+ * `when` (the tick). Else tick_arm_by_slow (preempt.c). */
+void tick_arm_by_slow(uint64_t when);
 static inline void tick_arm_by(uint64_t when)
 {
 	uint64_t d = this_cpu()->timer_deadline_ns;
 	if (d == 0 || d > when)
-		timer_set_deadline(when);
+		tick_arm_by_slow(when);
 }
 /* A slice whose start a resume path dated from its own clock read
  * (resumeg, preempt.c): the tick measures it from `when`, not from its
@@ -384,6 +388,7 @@ enum sched_race_point {
 	SCHED_RACE_DROP_P,		/* findrunnable: about to give up the P (sched.lock not held) */
 	SCHED_RACE_SPINNER_WOKE,	/* resetspinning: a spinner found work and ran wakep */
 	SCHED_RACE_STARTLOCKEDM,	/* startlockedm: found a G locked to another M (sched.lock not held) */
+	SCHED_RACE_TICK_ARM,		/* tick_arm_by_slow: between its read of the deadline and its write */
 };
 extern void (*sched_race_hook)(enum sched_race_point pt);
 static inline void sched_race(enum sched_race_point pt)
