@@ -61,6 +61,11 @@ static inline struct g *runnext_swap(struct p *pp, struct g *gp)
 	return (struct g *)atomic_xchguintptr(&pp->runnext, (uintptr_t)gp);
 }
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
+/* What runqputslow relies on, as a reason, or NULL when it holds: the
+ * caller owns pp (only the owner writes slots) and cannot be moved off
+ * it (preemption off, or on g0). runqputslow checks it in the debug
+ * builds (GMK_DEBUG_ASSERTS: SAN=debug, tsan, asan). */
+const char *runq_owner_violation(const struct p *pp);
 void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
 /* Puts the Gs of the chain from gp in the slots [from, to) of a ring, in
  * order; returns the G after the last put. A relaxed atomic store (see
