@@ -1082,19 +1082,27 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 		return resumeg_take(pp);
 	}
 	if ((uintptr_t)gp == pp->timerg) {
-		/* A due timer readied it this round: it runs next, as in Go
-		 * (a timer's G in runnext inherits the slice there), whatever
-		 * ended the slice, the tick or a G that ran past its end
-		 * unseen (held a channel's lock and parked under it): sent to
-		 * the global queue's tail it would wait behind every queued
-		 * G. Its slice is dated anew, not used up; schedtick stays,
-		 * so that a fairness pick this round deferred for it comes
-		 * next round, as Go's does; and the chain it may start ends
-		 * with this slice (not "the slice ended before"). */
+		/* A due timer readied it this round: it runs next, as Go's
+		 * does from runnext, keeping schedtick, so that a fairness pick
+		 * deferred for it (findrunnable_local) comes next round. Where
+		 * the slice ended before (the tick preempted its G, or the P
+		 * was idle), with a slice of its own dated now. Where it ran
+		 * past its end unseen (a G held a lock past it and parked
+		 * under it), with that slice's rest, as Go's inherits it: the
+		 * tick ends it at its next look. Only once in such a slice: a
+		 * chain of timers' Gs past its end (a G sleeping 1 ns in a
+		 * loop) goes behind the others below, as any chain. */
 		*inherit_time = true;
-		pp->sliceendtick = pp->schedtick - 1;
-		slice_dated(pp, nanotime());
-		return gp;
+		if (pp->sliceendtick == pp->schedtick) {
+			pp->sliceendtick = pp->schedtick - 1;
+			slice_dated(pp, nanotime());
+			return gp;
+		}
+		if (pp->slicetimerg != pp->schedtick + 1) {
+			pp->slicetimerg = pp->schedtick + 1;
+			return gp;
+		}
+		*inherit_time = false;
 	}
 	if (pp->sliceendtick == pp->schedtick || (runqempty(pp) && globrunqempty()))
 		return gp;
@@ -1205,9 +1213,9 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 	 * timer already due (a short sleep; a G held up between reading the
 	 * clock and parking). The pick would start a whole slice ahead of the
 	 * timer's G. It is deferred, not skipped (Go makes it at every 61st
-	 * schedtick): the timer's G inherits the slice, or has it dated anew
-	 * (runnext_sliceover), and leaves schedtick as it is, so the next
-	 * round makes the pick.
+	 * schedtick): the timer's G keeps schedtick (inheriting the slice,
+	 * its rest, or one dated anew: runnext_sliceover), so the next round
+	 * makes the pick.
 	 */
 	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty() &&
 	    !pp->resumeg && !timer_readied) {
@@ -1224,13 +1232,16 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 	 * A runnext chain shares one slice. Found used up, either it ended
 	 * before (the tick preempted its G, or the P was idle) and this G is
 	 * the next one: it starts a slice of its own (a timer's G after a
-	 * CPU-bound one's slice, say, must not wait behind the whole ring).
-	 * Or the chain ran past its end without the tick catching one of its
+	 * CPU-bound one's slice, say, must not wait behind the whole ring;
+	 * a timer's G keeps schedtick, runnext_sliceover). Or the chain ran
+	 * past its end without the tick catching one of its
 	 * Gs running (each parked and readied the next first: a G sleeping
 	 * 1 ns in a loop, a ping-pong pair): the G goes to the global
 	 * queue's tail, as Go's sysmon would have preempted the chain, and
-	 * the Gs behind it get their turn. Starting it a new slice instead
-	 * would carry such a chain on for good while the global queue waits.
+	 * the Gs behind it get their turn (a due timer's G first runs once
+	 * with the slice's rest, runnext_sliceover). Starting it a new slice
+	 * instead would carry such a chain on for good while the global
+	 * queue waits.
 	 * With nothing waiting (the ring and the global queue empty) it does
 	 * start one here: the global queue would only hand it back, or split
 	 * a pair across two Ps.

@@ -276,6 +276,9 @@ struct p {
 	 * (acquirep). A G found in runnext with that slice used up is the
 	 * next G, and starts its own slice (findrunnable). Owner only. */
 	uint32_t sliceendtick;
+	/* schedtick + 1 of the used-up slice whose rest a due timer's G
+	 * took (runnext_sliceover): once a slice. Owner only. */
+	uint32_t slicetimerg;
 
 	/* Timers whose callbacks run on this P (sched/timer.c). */
 	struct timers timers;
