@@ -308,8 +308,14 @@ void sched_preempt_for_netpoll(struct trapframe *tf)
 	struct m *mp = c->m;
 	struct p *pp = mp ? mp->p : NULL;
 	struct g *gp = mp ? mp->curg : NULL;
+	/* No G of ours to switch out: this core has no P (netpoll_kick
+	 * found none idle either), or the scheduler is running, on g0. Its
+	 * round takes the Gs at its netpoll step (nothing else to run) or
+	 * at its look at an overdue list; past those, they wait for the
+	 * next G's preemption (its slice's end: gopreempt_m injects them
+	 * first) or for the list to be overdue, as with every P busy. */
 	if (!pp || pp->m != mp || !gp || arch_getg() != gp)
-		return;		/* in the scheduler: it polls on its way */
+		return;
 	if (!gp->preempt)	/* the tick's slice end stands */
 		gp->preempt = preemptWake;
 	preempt_async(tf, c, mp, pp, gp);

@@ -12,8 +12,10 @@
  *   - Anyone (owner or thief) consumes by reading the slots and then
  *     committing with a CAS-release of runqhead; a failed CAS discards what
  *     was read, which may by then have been overwritten.
- *   - runnext is one extra slot changed only by CAS, so that the owner and
- *     thieves agree on who took the G in it.
+ *   - runnext is one extra slot changed only by atomic read-modify-writes
+ *     (the owner's exchanges, runnext_swap and runnext_get, and the CASes
+ *     of runqgrab and runqdrain), never by a plain store, so that the
+ *     owner and thieves agree on who took the G in it.
  */
 #include "kernel/atomic.h"
 #include "kernel/panic.h"

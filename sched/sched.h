@@ -283,7 +283,8 @@ static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, 
  * either way. A take of the whole queue is detached as one chain without
  * a walk, for the caller to put after the unlock (*rest, *nrest as
  * globrunqgetchain's; NULL and 0 when the Gs are on the ring already).
- * Go's globrunqget puts them all under the lock, one runqput at a time.
+ * Go's globrunqgetbatch pops them under the lock into a gQueue, and
+ * findRunnable puts them on the ring after the unlock (runqputbatch).
  * Owner of pp only; n shrinks to what its ring has room for.
  */
 static __always_inline struct g *globrunqget_runq(struct p *pp, int32_t max, struct g **rest,

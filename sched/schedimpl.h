@@ -379,8 +379,9 @@ static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event 
 
 /*
  * Tests only: sched_race_hook, when set, runs at these points of the
- * wake-up paths, where a test holds one side of a race so that another
- * core's step comes in between (tests/sched_wakeup.c). NULL otherwise:
+ * wake-up paths and the tick's re-arm, where a test holds one side of a
+ * race so that another core's step, or an interrupt, comes in between
+ * (tests/sched_wakeup.c, tests/preempt_sched.c). NULL otherwise:
  * one load and a branch, at places off the switch's fast path.
  */
 enum sched_race_point {
