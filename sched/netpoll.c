@@ -104,19 +104,38 @@ uint32_t netpoll(struct gqueue *q)
 }
 
 /*
+ * One G the poller took, made runnable. A G locked to another M goes to
+ * it as ready() sends one (ready_locked): readied by its device, it takes
+ * its core now (lockosthread, proc.c), where a run queue would have its
+ * owner find it only at its next round, after the slice of the G it runs
+ * (Go's startlockedm hands the P over at once). True when it went there.
+ */
+static bool netpoll_ready_locked(struct g *gp)
+{
+	casgstatus(gp, _Gwaiting, _Grunnable);
+	traceGoUnpark(gp);
+	struct m *mp = getm();
+	if (likely(gp->lockedm == NULL || gp->lockedm == mp))
+		return false;
+	ready_locked(mp, gp);
+	return true;
+}
+
+/*
  * injectglist, for a caller on g0 with the P pp (or a G with preemption
  * off). Go hands some of the Gs to idle Ps through the global queue and
  * keeps the rest; gmk puts them all on pp's queue (runnext for the first
  * when asked: the preemption path, where the woken G is why the core was
- * taken) and wakes one spinner, which steals what it can.
+ * taken) and wakes one spinner, which steals what it can. A G locked to
+ * another core goes to that core (netpoll_ready_locked).
  */
 void injectglist(struct p *pp, struct gqueue *q, bool next)
 {
 	struct g *gp;
 	bool any = false;
 	while ((gp = gqueue_pop(q)) != NULL) {
-		casgstatus(gp, _Gwaiting, _Grunnable);
-		traceGoUnpark(gp);
+		if (netpoll_ready_locked(gp))
+			continue;
 		runqput(pp, gp, next);
 		next = false;
 		any = true;
@@ -138,10 +157,10 @@ struct g *netpoll_take(struct p *pp)
 	struct gqueue q = { 0 };
 	if (netpoll(&q) == 0)
 		return NULL;
-	struct g *gp = gqueue_pop(&q);
+	struct g *gp;
+	while ((gp = gqueue_pop(&q)) != NULL && netpoll_ready_locked(gp))
+		;
 	injectglist(pp, &q, false);
-	casgstatus(gp, _Gwaiting, _Grunnable);
-	traceGoUnpark(gp);
 	return gp;
 }
 

@@ -81,8 +81,9 @@ static inline bool netpoll_pending(void)
 }
 /* Go's netpoll(0): take every readied G (still _Gwaiting) into *q. */
 uint32_t netpoll(struct gqueue *q);
-/* Go's injectglist: make q's Gs runnable on pp (the first in runnext if
- * `next`) and wake idle Ps for them. */
+/* Go's injectglist, gmk's way (netpoll.c): make q's Gs runnable, on pp
+ * (the first in runnext if `next`) or, locked to another core, on that
+ * core, and start a spinner (wakep) to take what pp cannot run. */
 void injectglist(struct p *pp, struct gqueue *q, bool next);
 /* Go's sysmon polls the network when nobody did for 10 ms; gmk has no
  * sysmon, so findrunnable polls first when the ready list's oldest G has
@@ -92,7 +93,8 @@ void injectglist(struct p *pp, struct gqueue *q, bool next);
 #define NETPOLL_MAX_DELAY_NS (10 * 1000 * 1000ull)
 bool netpoll_overdue(uint64_t now);
 /* findrunnable's netpoll step: the first readied G (runnable, to run
- * now) with the rest injected on pp; NULL if none. */
+ * now) with the rest injected on pp; NULL if none (or each went to the
+ * core it is locked to). */
 struct g *netpoll_take(struct p *pp);
 enum { NETPOLL_KICK_IDLE, NETPOLL_KICK_PREEMPT, NETPOLL_KICK_NONE,
        NETPOLL_KICK_SELF };

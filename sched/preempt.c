@@ -308,8 +308,14 @@ void sched_preempt_for_netpoll(struct trapframe *tf)
 	struct m *mp = c->m;
 	struct p *pp = mp ? mp->p : NULL;
 	struct g *gp = mp ? mp->curg : NULL;
+	/* No G of ours to switch out: this core has no P (netpoll_kick
+	 * found none idle either), or the scheduler is running, on g0. Its
+	 * round takes the Gs at its netpoll step (nothing else to run) or
+	 * at its look at an overdue list; past those, they wait for the
+	 * next G's preemption (its slice's end: gopreempt_m injects them
+	 * first) or for the list to be overdue, as with every P busy. */
 	if (!pp || pp->m != mp || !gp || arch_getg() != gp)
-		return;		/* in the scheduler: it polls on its way */
+		return;
 	if (!gp->preempt)	/* the tick's slice end stands */
 		gp->preempt = preemptWake;
 	preempt_async(tf, c, mp, pp, gp);
@@ -325,6 +331,24 @@ void sched_preempt_safepoint(void)
 		return;		/* the scheduler: it switches anyway */
 	/* gp->preempt stays: gopreempt_m reads why (execute clears it). */
 	mcall(gopreempt_safe);
+}
+
+/*
+ * tick_arm_by's re-arm (schedimpl.h): the read of the deadline and the
+ * write of the new one with interrupts masked. An IPI_WAKE between them
+ * (sched_ipi_wake: a locked G's wake-up, a shorter slice, an earlier
+ * timer) would arm an earlier deadline that the write then replaces with
+ * the later one: the preemption it was for late by up to a tick period.
+ * Masked, the IPI waits, and re-arms after the write.
+ */
+void tick_arm_by_slow(uint64_t when)
+{
+	unsigned long flags = arch_irq_save();
+	uint64_t d = this_cpu()->timer_deadline_ns;
+	sched_race(SCHED_RACE_TICK_ARM);
+	if (d == 0 || d > when)
+		timer_set_deadline(when);
+	arch_irq_restore(flags);
 }
 
 /*

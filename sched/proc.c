@@ -547,8 +547,16 @@ static void stopm(void)
 		}
 		/* A device readied Gs (netpoll_kick woke us, or we took the
 		 * interrupt ourselves): take an idle P and run them, as Go's
-		 * M blocked in netpoll(delay) does. */
-		if (netpoll_pending()) {
+		 * M blocked in netpoll(delay) does. With no P idle (gomaxprocs
+		 * below the cores) we halt as below, instead of looking again
+		 * and again under sched.lock: the busy Ps take the Gs (their
+		 * tick's preemption puts the first in runnext, their rounds'
+		 * look at an overdue list), and a P that goes idle is looked
+		 * for by its own M, here, before it halts; one that gomaxprocs
+		 * adds, by the spinner its wakep starts. Go's M without a P
+		 * puts them on the global queue and sleeps; on the ready list
+		 * they keep those faster ways to a P. */
+		if (netpoll_pending() && atomic_load32(&sched.npidle) != 0) {
 			arch_irq_restore(flags);
 			if (claim_idle_p(mp, NULL))
 				return;
@@ -716,11 +724,11 @@ static void resetspinning(void)
  *
  * The rule: a locked G runs on no other M (Go's), and it gets its core
  * as soon as it is readied (gmk's: in Go its thread is waiting for it).
- *   - Readied (ready) on another core, it goes to its M's own queue
- *     (m->lockedq), and an IPI_WAKE has that core's tick preempt its G
- *     as for a wake-up (preemptWake: the G keeps the rest of its slice,
- *     p->resumeg). Readied on its own core, the readier is preempted at
- *     its next safe point the same way.
+ *   - Readied (ready, or by its device: netpoll.c) on another core, it
+ *     goes to its M's own queue (m->lockedq), and an IPI_WAKE has that
+ *     core's tick preempt its G as for a wake-up (preemptWake: the G
+ *     keeps the rest of its slice, p->resumeg). Readied on its own core,
+ *     the readier is preempted at its next safe point the same way.
  *   - Found by another M in a run queue (it yielded or its slice ended,
  *     and waited its turn in the global queue as any G; or a thief or a
  *     resize moved it): that M hands it over (Go's startlockedm), to run
@@ -1075,6 +1083,29 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 		runnext_swap(pp, gp);	/* empty: it runs after the resumed G */
 		return resumeg_take(pp);
 	}
+	if ((uintptr_t)gp == pp->timerg) {
+		/* A due timer readied it this round: it runs next, as Go's
+		 * does from runnext, keeping schedtick, so that a fairness pick
+		 * deferred for it (findrunnable_local) comes next round. Where
+		 * the slice ended before (the tick preempted its G, or the P
+		 * was idle), with a slice of its own dated now. Where it ran
+		 * past its end unseen (a G held a lock past it and parked
+		 * under it), with that slice's rest, as Go's inherits it: the
+		 * tick ends it at its next look. Only once in such a slice: a
+		 * chain of timers' Gs past its end (a G sleeping 1 ns in a
+		 * loop) goes behind the others below, as any chain. */
+		*inherit_time = true;
+		if (pp->sliceendtick == pp->schedtick) {
+			pp->sliceendtick = pp->schedtick - 1;
+			slice_dated(pp, nanotime());
+			return gp;
+		}
+		if (pp->slicetimerg != pp->schedtick + 1) {
+			pp->slicetimerg = pp->schedtick + 1;
+			return gp;
+		}
+		*inherit_time = false;
+	}
 	if (pp->sliceendtick == pp->schedtick || (runqempty(pp) && globrunqempty()))
 		return gp;
 	globrunqput_sliceover(gp);
@@ -1183,9 +1214,10 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 	 * nothing else), or the P's G parked, yielded or exited with the
 	 * timer already due (a short sleep; a G held up between reading the
 	 * clock and parking). The pick would start a whole slice ahead of the
-	 * timer's G. A timer's G that inherits the slice leaves schedtick as
-	 * it is, and the next round makes the pick (a runnext chain ends
-	 * with its slice, below); otherwise the next 61st tick makes it.
+	 * timer's G. It is deferred, not skipped (Go makes it at every 61st
+	 * schedtick): the timer's G keeps schedtick (inheriting the slice,
+	 * its rest, or one dated anew: runnext_sliceover), so the next round
+	 * makes the pick.
 	 */
 	if (pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS == 0 && !globrunqempty() &&
 	    !pp->resumeg && !timer_readied) {
@@ -1202,13 +1234,16 @@ findrunnable_local(struct m *mp, bool *inherit_time)
 	 * A runnext chain shares one slice. Found used up, either it ended
 	 * before (the tick preempted its G, or the P was idle) and this G is
 	 * the next one: it starts a slice of its own (a timer's G after a
-	 * CPU-bound one's slice, say, must not wait behind the whole ring).
-	 * Or the chain ran past its end without the tick catching one of its
+	 * CPU-bound one's slice, say, must not wait behind the whole ring;
+	 * a timer's G keeps schedtick, runnext_sliceover). Or the chain ran
+	 * past its end without the tick catching one of its
 	 * Gs running (each parked and readied the next first: a G sleeping
 	 * 1 ns in a loop, a ping-pong pair): the G goes to the global
 	 * queue's tail, as Go's sysmon would have preempted the chain, and
-	 * the Gs behind it get their turn. Starting it a new slice instead
-	 * would carry such a chain on for good while the global queue waits.
+	 * the Gs behind it get their turn (a due timer's G first runs once
+	 * with the slice's rest, runnext_sliceover). Starting it a new slice
+	 * instead would carry such a chain on for good while the global
+	 * queue waits.
 	 * With nothing waiting (the ring and the global queue empty) it does
 	 * start one here: the global queue would only hand it back, or split
 	 * a pair across two Ps.
@@ -2002,9 +2037,11 @@ int gomaxprocs(int n)
 		return old;
 	}
 	if ((uint32_t)n > online) {
+		/* Refused (gmk has one M per core; Go, with threads to spare,
+		 * accepts any n), and silently, as Go's call is: a program
+		 * that asks at every step must not fill the console. The
+		 * count returned, and sched_nprocs() after, say what holds. */
 		mutex_unlock(&procresize_mu);
-		printf("gmk: gomaxprocs(%d): only %u cores are online; the P count "
-		       "stays %d\n", n, online, old);
 		return old;
 	}
 	struct p *ps[MAX_CPUS];

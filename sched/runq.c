@@ -12,11 +12,14 @@
  *   - Anyone (owner or thief) consumes by reading the slots and then
  *     committing with a CAS-release of runqhead; a failed CAS discards what
  *     was read, which may by then have been overwritten.
- *   - runnext is one extra slot changed only by CAS, so that the owner and
- *     thieves agree on who took the G in it.
+ *   - runnext is one extra slot changed only by atomic read-modify-writes
+ *     (the owner's exchanges, runnext_swap and runnext_get, and the CASes
+ *     of runqgrab and runqdrain), never by a plain store, so that the
+ *     owner and thieves agree on who took the G in it.
  */
 #include "kernel/atomic.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/time.h"
 #include "sched/sched.h"
 
@@ -115,9 +118,31 @@ static inline struct g *link_slots(struct g *last, struct g **from, struct g **t
  * array (Go's is on the stack: here a small G's stack could not hold it,
  * on the path waitgroup_done -> semrelease -> goready -> runqput).
  */
+const char *runq_owner_violation(const struct p *pp)
+{
+	struct g *gp = getg();
+	struct m *mp = gp->m;
+	/* One read of this core's count: preemptible, we may move, but a
+	 * core's count is that of the G running there. */
+	if (gp != mp->g0 && THIS_CPU_READ32(preempt_off) == 0)
+		return "the caller is a goroutine with preemption on";
+	if (mp->p != pp || pp->m != mp)
+		return "the caller's M does not own the P";
+	return NULL;
+}
+
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t)
 {
 	uint32_t n = (t - h) / 2;
+
+#ifdef GMK_DEBUG_ASSERTS
+	/* What the link straight from the ring relies on (above). The debug
+	 * builds only (make test boots them): the normal build has nothing
+	 * here, as Go's runqputslow checks neither. */
+	const char *why = runq_owner_violation(pp);
+	if (unlikely(why != NULL))
+		panic("runqputslow: P%u: %s", pp->id, why);
+#endif
 
 	if (n != RUNQ_SIZE / 2)
 		panic("runqputslow: queue is not full (%u of %u)", t - h,

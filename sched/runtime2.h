@@ -170,8 +170,10 @@ struct p {
 
 	/* Local run queue, lock-free: the owner puts at the tail, anyone
 	 * takes from the head. runnext, if nonzero, is a runnable G (a
-	 * struct g * as uintptr_t, Go's guintptr) that was readied by the
-	 * running G and runs next, inheriting the time slice. */
+	 * struct g * as uintptr_t, Go's guintptr) that runs next: one the
+	 * running G readied or started, a due timer's, a device's after a
+	 * preemption. It inherits the time slice, unless the slice is over
+	 * (sliceover: findrunnable_local says what it does then). */
 	volatile uint32_t runqhead;	/* consumers: load-acquire, CAS-release */
 	volatile uint32_t runqtail;	/* owner only: store-release */
 	struct g *runq[RUNQ_SIZE];
@@ -196,14 +198,19 @@ struct p {
 	uint64_t schedwhen;		/* nanotime the tick dated the current slice */
 	uint32_t ticktick;		/* the schedtick that schedwhen dates */
 	/* The tick found the slice used up: a runnext chain that kept the
-	 * P goes to the global queue at its next G (findrunnable). */
+	 * P goes to the global queue at its next G, unless the slice ended
+	 * before it (sliceendtick), nothing else waits, or the G is a due
+	 * timer's (runnext_sliceover). */
 	uint32_t sliceover;
 	/*
 	 * What the scheduler's round must look at before the run queues
 	 * (findrunnable_attend), a byte each, all read by one 32-bit load:
 	 * all zero, a switch passes the lot with one test. A byte is a hint:
-	 * its writers set it after the condition, and only the owner clears
-	 * it, then reads the condition itself. A byte store is no
+	 * its writers set it after the condition, and the owner clears it
+	 * and then reads the condition itself; but timers, which whoever
+	 * changes the heap sets or clears with when0, under the heap's lock
+	 * (timer.c: update_when0), and resume, which pdestroy clears with
+	 * the world stopped. A byte store is no
 	 * read-modify-write, so writers of different bytes (this core's tick,
 	 * another core's timer, a device's interrupt) never contend; Linux's
 	 * qspinlock shares a word between its locked and pending bytes the
@@ -274,8 +281,12 @@ struct p {
 	/* schedtick of the last slice that ended before its G's time was
 	 * up: the tick preempted it (goschedImpl), or the P went idle
 	 * (acquirep). A G found in runnext with that slice used up is the
-	 * next G, and starts its own slice (findrunnable). Owner only. */
+	 * next G, and starts its own slice (findrunnable; a due timer's G
+	 * keeps schedtick, its slice dated anew). Owner only. */
 	uint32_t sliceendtick;
+	/* schedtick + 1 of the used-up slice whose rest a due timer's G
+	 * took (runnext_sliceover): once a slice. Owner only. */
+	uint32_t slicetimerg;
 
 	/* Timers whose callbacks run on this P (sched/timer.c). */
 	struct timers timers;

@@ -61,6 +61,11 @@ static inline struct g *runnext_swap(struct p *pp, struct g *gp)
 	return (struct g *)atomic_xchguintptr(&pp->runnext, (uintptr_t)gp);
 }
 bool runqputslow(struct p *pp, struct g *gp, uint32_t h, uint32_t t); /* owner */
+/* What runqputslow relies on, as a reason, or NULL when it holds: the
+ * caller owns pp (only the owner writes slots) and cannot be moved off
+ * it (preemption off, or on g0). runqputslow checks it in the debug
+ * builds (GMK_DEBUG_ASSERTS: SAN=debug, tsan, asan). */
+const char *runq_owner_violation(const struct p *pp);
 void runqputbatch_slow(struct p *pp, struct gqueue *q);	/* owner */
 /* Puts the Gs of the chain from gp in the slots [from, to) of a ring, in
  * order; returns the G after the last put. A relaxed atomic store (see
@@ -278,7 +283,8 @@ static __always_inline struct g *globrunqgetchain(int32_t max, struct g **rest, 
  * either way. A take of the whole queue is detached as one chain without
  * a walk, for the caller to put after the unlock (*rest, *nrest as
  * globrunqgetchain's; NULL and 0 when the Gs are on the ring already).
- * Go's globrunqget puts them all under the lock, one runqput at a time.
+ * Go's globrunqgetbatch pops them under the lock into a gQueue, and
+ * findRunnable puts them on the ring after the unlock (runqputbatch).
  * Owner of pp only; n shrinks to what its ring has room for.
  */
 static __always_inline struct g *globrunqget_runq(struct p *pp, int32_t max, struct g **rest,

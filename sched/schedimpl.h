@@ -317,12 +317,16 @@ uint64_t tick_deadline_timer(struct p *pp, uint64_t when, uint64_t next, uint64_
  * comes first. sample: look at schedtick a tick period on even while the
  * slice is dated (a G has switched since the last tick). */
 uint64_t tick_deadline(struct p *pp, uint64_t now, uint64_t slice, bool sample);
-/* Make sure this core's tick fires by `when` (it may be armed later). */
+/* Make sure this core's tick fires by `when` (it may be armed later).
+ * Armed by then already, it stays: an interrupt can only bring it
+ * earlier (sched_ipi_wake) or re-arm it from the state that asked for
+ * `when` (the tick). Else tick_arm_by_slow (preempt.c). */
+void tick_arm_by_slow(uint64_t when);
 static inline void tick_arm_by(uint64_t when)
 {
 	uint64_t d = this_cpu()->timer_deadline_ns;
 	if (d == 0 || d > when)
-		timer_set_deadline(when);
+		tick_arm_by_slow(when);
 }
 /* A slice whose start a resume path dated from its own clock read
  * (resumeg, preempt.c): the tick measures it from `when`, not from its
@@ -375,8 +379,9 @@ static inline void schedfp(struct p *pp, const struct g *gp, enum schedfp_event 
 
 /*
  * Tests only: sched_race_hook, when set, runs at these points of the
- * wake-up paths, where a test holds one side of a race so that another
- * core's step comes in between (tests/sched_wakeup.c). NULL otherwise:
+ * wake-up paths and the tick's re-arm, where a test holds one side of a
+ * race so that another core's step, or an interrupt, comes in between
+ * (tests/sched_wakeup.c, tests/preempt_sched.c). NULL otherwise:
  * one load and a branch, at places off the switch's fast path.
  */
 enum sched_race_point {
@@ -384,6 +389,7 @@ enum sched_race_point {
 	SCHED_RACE_DROP_P,		/* findrunnable: about to give up the P (sched.lock not held) */
 	SCHED_RACE_SPINNER_WOKE,	/* resetspinning: a spinner found work and ran wakep */
 	SCHED_RACE_STARTLOCKEDM,	/* startlockedm: found a G locked to another M (sched.lock not held) */
+	SCHED_RACE_TICK_ARM,		/* tick_arm_by_slow: between its read of the deadline and its write */
 };
 extern void (*sched_race_hook)(enum sched_race_point pt);
 static inline void sched_race(enum sched_race_point pt)
@@ -472,9 +478,23 @@ __attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
 #else
 #define PARK_DIRECT 1
 #endif
-/* At most what gswitch pushes below the caller's frame (aarch64's
- * MCALL_FRAME): the stack check's margin. */
-#define PARK_DIRECT_PUSH 160
+/* The stack check before gswitch: the lowest byte it will write
+ * (GSWITCH_PUSH below our stack pointer, not below the frame pointer,
+ * which on x86-64 is the frame's top) must leave the canary word, a
+ * small stack's lowest, alone, since no check after it sees the canary
+ * it broke (dropg's, after mcall's pushes, does). */
+#define PARK_DIRECT_LOW	(GSWITCH_PUSH + sizeof(uint64_t))
+
+/* Can gp's stack take gswitch's writes, and is it whole (stackcheck_at's
+ * test, at the lowest byte the switch writes)? Else park_direct leaves
+ * the park to mcall's path, whose dropg names the overflow on g0: here,
+ * on the G's own stack, the report's frames would go further past it. */
+static __always_inline bool park_direct_stack_ok(struct g *gp)
+{
+	return gp->stack_npages != 0 ||
+	       (arch_sp_below(PARK_DIRECT_LOW) >= gp->stack_lo &&
+		*(volatile uint64_t *)gp->stack_lo == STACK_CANARY);
+}
 
 static __always_inline struct g *park_direct(struct g *gp, struct m *mp, struct spinlock *l)
 {
@@ -487,7 +507,8 @@ static __always_inline struct g *park_direct(struct g *gp, struct m *mp, struct 
 	 * resumeg), then execute's (xattn: the tick to arm, a timer's G,
 	 * the hooks and the trace, which traceGoPark's test follows), and
 	 * schedule's for a G locked to another M. Then what gswitch
-	 * assumes: a G with a stack (a fresh one gets it from execute), the
+	 * assumes: a G with a stack (a fresh one gets it from execute), room
+	 * on ours for its writes (park_direct_stack_ok), the
 	 * preempt-off count l's alone (schedule reports any other), l held
 	 * with no waiter asking for it (spin_unlock_slow's). */
 	if (PARK_DIRECT && likely(next != NULL) &&
@@ -496,6 +517,7 @@ static __always_inline struct g *park_direct(struct g *gp, struct m *mp, struct 
 	     pp->sliceover | pp->xattn.word) == 0 &&
 	    (globrunqempty() || pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS != 0) &&
 	    (next->lockedm == NULL || next->lockedm == mp) && next->sched.sp != 0 &&
+	    likely(park_direct_stack_ok(gp)) &&
 	    THIS_CPU_READ32(preempt_off) == 1 &&
 	    __atomic_load_n(&l->locked, __ATOMIC_RELAXED) == spin_tag()) {
 		/* runnext_get's exchange: 0 when a thief took next first (only
@@ -503,7 +525,9 @@ static __always_inline struct g *park_direct(struct g *gp, struct m *mp, struct 
 		if (likely(atomic_xchguintptr(&pp->runnext, 0) != 0)) {
 			/* park_m_spin's steps, but its unlock (gswitch's) */
 			setgstatus(gp, _Grunning, _Gwaiting);
-			gleave(gp, (uintptr_t)__builtin_frame_address(0) - PARK_DIRECT_PUSH);
+			/* gleave, its stack checked above */
+			glocal_switch_out(gp->stack_hi);
+			gp->m = NULL;
 			pp->nrunnext++;
 			/* execute(mp, next, true), as it runs with xattn 0 */
 			execute_begin(mp, pp, next);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/ipi.h"
 #include "kernel/test.h"
 #include "sched/netpoll.h"
 #include "tests/preempt_testutil.h"
@@ -227,4 +228,75 @@ TEST_FATAL(netpoll_two_waiters_on_one_mode_panic, "two goroutines wait on mode '
 	while (!pd_parked(&dbl_pd, 'r'))
 		sleep_ns(NSEC_PER_MSEC);
 	poll_wait(&dbl_pd, 'r');
+}
+
+/*
+ * A core without a P (gomaxprocs below the cores) while a G its device
+ * readied waits for a busy P: the core has nothing to run it on, and
+ * must halt, not look again and again under sched.lock (Go's M without
+ * a P sleeps). This G holds the one P with preemption off for the
+ * window, so the readied G waits throughout; each core without a P is
+ * woken to look (an IPI, as the device's interrupt on that core would),
+ * and they must be halted for most of the window (half, counted over all
+ * of them).
+ */
+#define SPARE_WINDOW_NS	(200 * NSEC_PER_MSEC)
+
+static struct pollDesc spare_pd;
+static volatile uint64_t spare_woke;
+
+static void spare_waiter(void *arg)
+{
+	(void)arg;
+	if (poll_wait(&spare_pd, 'r') == POLL_OK)
+		atomic_store64(&spare_woke, 1);
+}
+
+TEST(netpoll_core_without_a_p_halts_while_a_readied_g_waits_for_a_busy_p)
+{
+	if (ncpus_online < 2)
+		test_skip("one core: no core is left without a P");
+	memset(&spare_pd, 0, sizeof spare_pd);
+	atomic_store64(&spare_woke, 0);
+	int n0 = gomaxprocs(1);
+	go(spare_waiter, NULL);
+	while (!pd_parked(&spare_pd, 'r'))
+		sleep_ns(NSEC_PER_MSEC);
+
+	uint64_t idle0[MAX_CPUS];
+	preempt_disable();	/* the one P is ours for the window */
+	struct cpu *me = this_cpu();
+	netpollready(&spare_pd, 'r');
+	netpoll_wake();		/* as its interrupt would: no P is idle */
+	/* Each core without a P looks, as one that took the device's
+	 * interrupt itself would (or one the time-keeping woke). */
+	for (unsigned i = 0; i < ncpus; i++)
+		if (&cpus[i] != me && cpus[i].online)
+			ipi_send(i, IPI_WAKE);
+	uint64_t t0 = nanotime();
+	for (unsigned i = 0; i < ncpus; i++)
+		idle0[i] = cpu_idle_ns(&cpus[i]);
+	delay_ns(SPARE_WINDOW_NS);
+	uint64_t elapsed = nanotime() - t0, total = 0;
+	unsigned spare = 0;
+	for (unsigned i = 0; i < ncpus; i++) {
+		if (&cpus[i] == me || !cpus[i].online)
+			continue;
+		uint64_t d = cpu_idle_ns(&cpus[i]) - idle0[i];
+		printf("# core %u (no P): halted %llu of %llu ms\n", i,
+		       (unsigned long long)(d / NSEC_PER_MSEC),
+		       (unsigned long long)(elapsed / NSEC_PER_MSEC));
+		total += d;
+		spare++;
+	}
+	bool waited = atomic_load64(&spare_woke) == 0;
+	preempt_enable();
+
+	uint64_t t = nanotime();
+	while (!atomic_load64(&spare_woke) && nanotime() - t < 10 * NSEC_PER_SEC)
+		sleep_ns(NSEC_PER_MSEC);
+	gomaxprocs(n0);
+	ASSERT(waited);			/* the readied G waited the window */
+	EXPECT_EQ(spare_woke, 1);
+	EXPECT_GE(total * 2, spare * elapsed);
 }

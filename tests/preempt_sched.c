@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/ipi.h"
 #include "kernel/spinlock.h"
 #include "kernel/test.h"
 #include "sched/schedimpl.h"
@@ -631,4 +632,54 @@ TEST(preempt_a_shorter_slice_takes_effect_at_once)
 	printf("# the G started beside a spinner ran after %llu ms\n",
 	       (unsigned long long)(waited / NSEC_PER_MSEC));
 	EXPECT_EQ(shorter_ran, 1);
+}
+
+/*
+ * tick_arm_by re-arms this core's tick for a later deadline than the one
+ * armed only after an interrupt could no longer come between its read of
+ * the deadline and its write. An IPI_WAKE in between (sched_ipi_wake
+ * arms the next sample, a tick period on) would be replaced by the later
+ * deadline. Staged at that point (SCHED_RACE_TICK_ARM): with the tick
+ * armed 10 s on, this G asks for 5 s on, and the hook sends this core an
+ * IPI_WAKE there and waits (up to ARM_RACE_WAIT_NS) for it to land. The
+ * core's deadline must then be the IPI's, not 5 s on. (On a slow host the
+ * IPI may land after the wait: the test then passes either way.)
+ */
+#define ARM_RACE_WAIT_NS	(5 * NSEC_PER_MSEC)
+
+static volatile uint32_t arm_race_armed, arm_race_fired, arm_race_core;
+
+static void arm_race_hook(enum sched_race_point pt)
+{
+	if (pt != SCHED_RACE_TICK_ARM || !atomic_load32(&arm_race_armed) ||
+	    this_cpu()->id != arm_race_core || atomic_load32(&arm_race_fired))
+		return;
+	atomic_store32(&arm_race_fired, 1);
+	struct cpu *c = this_cpu();
+	uint64_t n0 = atomic_load64(&c->ipis), t0 = nanotime();
+	ipi_send(c->id, IPI_WAKE);
+	while (atomic_load64(&c->ipis) == n0 && nanotime() - t0 < ARM_RACE_WAIT_NS)
+		arch_cpu_relax();
+}
+
+TEST(preempt_tick_rearm_keeps_an_earlier_deadline_an_ipi_set_meanwhile)
+{
+	preempt_disable();	/* this core's tick, and its P, throughout */
+	struct cpu *c = this_cpu();
+	arm_race_core = c->id;
+	atomic_store32(&arm_race_fired, 0);
+	uint64_t now = nanotime();
+	timer_set_deadline(now + 10 * NSEC_PER_SEC);
+	atomic_storeuintptr((volatile uintptr_t *)&sched_race_hook, (uintptr_t)arm_race_hook);
+	atomic_store32(&arm_race_armed, 1);
+	tick_arm_by(now + 5 * NSEC_PER_SEC);
+	atomic_store32(&arm_race_armed, 0);
+	atomic_storeuintptr((volatile uintptr_t *)&sched_race_hook, 0);
+	uint64_t d = atomic_load64(&c->timer_deadline_ns);
+	timer_set_deadline(nanotime());		/* the tick re-arms itself */
+	preempt_enable();
+	printf("# deadline after the re-arm: %lld ms on (asked for 5000 ms on; "
+	       "the IPI's look a tick period on)\n", (long long)(d - now) / (long long)NSEC_PER_MSEC);
+	ASSERT_EQ(arm_race_fired, 1);
+	EXPECT_LT(d, now + NSEC_PER_SEC);
 }

@@ -67,7 +67,7 @@ TEST(runtime_gomaxprocs_returns_the_old_count_and_zero_only_asks)
 	ASSERT_EQ(sched_nprocs(), 1);
 	ASSERT_EQ(gomaxprocs((int)online), 1);
 	ASSERT_EQ(sched_nprocs(), online);
-	/* More Ps than cores: refused, with a message; nothing changes. */
+	/* More Ps than cores: refused, silently; nothing changes. */
 	ASSERT_EQ(gomaxprocs((int)online + 1), (int)online);
 	ASSERT_EQ(sched_nprocs(), online);
 	ASSERT_EQ(gomaxprocs(n0), (int)online);

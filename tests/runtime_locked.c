@@ -11,6 +11,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/percpu.h"
 #include "kernel/test.h"
+#include "sched/netpoll.h"
 #include "sched/schedimpl.h"
 #include "tests/chan_testutil.h"
 #include "tests/sched_testutil.h"
@@ -222,7 +223,8 @@ TEST(runtime_locked_g_runs_only_on_its_core)
 
 struct pair {
 	chan_t ack, wake;
-	bool remote;
+	struct pollDesc pd;		/* the device's, for a device's wake-up */
+	bool remote, device;
 	volatile uint32_t core;		/* the waiter's */
 	volatile uint32_t acked;	/* the waiter has taken the ack */
 	volatile uint32_t spinning;
@@ -278,7 +280,10 @@ static void pair_waiter(void *p)
 			break;
 	}
 	atomic_store32(&s->acked, 1);
-	chan_recv(s->wake, NULL);
+	if (s->device)
+		poll_wait(&s->pd, 'r');
+	else
+		chan_recv(s->wake, NULL);
 	atomic_store32(&s->waiter_ran, 1);
 	if (core_now() != s->core)
 		atomic_xadd32(&s->wrong, 1);
@@ -286,10 +291,11 @@ static void pair_waiter(void *p)
 	waitgroup_done(&s->wg);
 }
 
-static void pair_run(struct pair *s, bool remote)
+static void pair_run(struct pair *s, bool remote, bool device)
 {
 	*s = (struct pair){ .ack = chan_make(sizeof(uint32_t), 0),
-			    .wake = chan_make(0, 0), .core = ~0u, .remote = remote };
+			    .wake = chan_make(0, 0), .core = ~0u, .remote = remote,
+			    .device = device };
 	waitgroup_add(&s->wg, 1);
 	go(pair_waiter, s);
 	if (remote) {
@@ -300,7 +306,16 @@ static void pair_run(struct pair *s, bool remote)
 		ASSERT_EQ(s->spinning, 1);
 		/* From its own core (a timer's G took it for a moment and we
 		 * followed) the wake-up preempts us instead: the same test. */
-		chan_send(s->wake, NULL);
+		if (device) {
+			/* As a device's interrupt would: the G to the ready
+			 * list, an idle core woken for it if there is one.
+			 * Else our P polls as we wait below (the netpoll step
+			 * of findrunnable, or its look at an overdue list). */
+			netpollready(&s->pd, 'r');
+			netpoll_wake();
+		} else {
+			chan_send(s->wake, NULL);
+		}
 	}
 	waitgroup_wait(&s->wg);
 	chan_free(s->ack);
@@ -315,7 +330,28 @@ TEST(runtime_locked_g_readied_elsewhere_takes_its_core_at_once)
 	if (sched_nprocs() < 2)
 		test_skip("one P: the waker would need the spinner's core");
 	uint64_t old = sched_set_slice(LONG_SLICE_NS);
-	pair_run(&s, true);
+	pair_run(&s, true, false);
+	sched_set_slice(old);
+	printf("# waiter on core %u (spinner's try %u) ran while the spinner "
+	       "held its core: %s\n", s.core, s.tries, s.spinner_gaveup ? "no" : "yes");
+	EXPECT_EQ(s.seen_after_ack, 1);
+	EXPECT_EQ(s.spinner_gaveup, 0);
+	EXPECT_EQ(s.waiter_ran, 1);
+	EXPECT_EQ(s.wrong, 0);
+}
+
+/* The same, the waiter readied by its device (poll_wait, netpollready):
+ * the poller makes it runnable without ready() (injectglist, the netpoll
+ * step), and it must take its core as at once, with the same bound. */
+TEST(runtime_locked_g_readied_by_its_device_takes_its_core_at_once)
+{
+	static struct pair s;
+
+	test_needs_async_preempt();	/* the spinner has no safe point */
+	if (sched_nprocs() < 2)
+		test_skip("one P: the waker would need the spinner's core");
+	uint64_t old = sched_set_slice(LONG_SLICE_NS);
+	pair_run(&s, true, true);
 	sched_set_slice(old);
 	printf("# waiter on core %u (spinner's try %u) ran while the spinner "
 	       "held its core: %s\n", s.core, s.tries, s.spinner_gaveup ? "no" : "yes");
@@ -329,7 +365,7 @@ TEST(runtime_locked_g_readied_on_its_own_core_runs_before_the_readier_goes_on)
 {
 	static struct pair s;
 
-	pair_run(&s, false);
+	pair_run(&s, false, false);
 	printf("# the waiter had run when each send returned: %s, %s\n",
 	       s.seen_after_ack ? "yes" : "no", s.seen_after_wake ? "yes" : "no");
 	EXPECT_EQ(s.seen_after_ack, 1);

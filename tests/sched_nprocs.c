@@ -5,6 +5,7 @@
  */
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
 #include "kernel/percpu.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
@@ -51,4 +52,20 @@ TEST(sched_cores_beyond_nprocs_have_no_p_and_stay_halted)
 			test_fail(__FILE__, __LINE__, "core %u has no M but halted only %llu us "
 				  "of the busy window", i, (unsigned long long)(halted / 1000));
 	}
+}
+
+/* gomaxprocs(n) over the cores online is refused as Go's GOMAXPROCS
+ * never is, but as silently: nothing on the console, however often. */
+TEST(sched_gomaxprocs_over_the_cores_is_refused_silently)
+{
+	static char captured[256];
+	int n0 = gomaxprocs(0);
+	console_capture_start(captured, sizeof captured);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(gomaxprocs((int)ncpus_online + 1 + i), n0);
+	size_t n = console_capture_stop();
+	EXPECT_EQ(sched_nprocs(), (uint32_t)n0);
+	if (n != 0)
+		test_fail(__FILE__, __LINE__, "gomaxprocs printed %zu bytes: %.*s",
+			  n, (int)(n < 120 ? n : 120), captured);
 }

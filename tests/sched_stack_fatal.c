@@ -240,3 +240,119 @@ TEST_FATAL(sched_small_stack_deep_recursion_names_the_g_that_overflowed,
 	chan_send(recurse_start, NULL);
 	chan_recv(recurse_done, NULL);	/* reached only if nothing stopped it */
 }
+
+/* ---- small stacks: a park whose switch would write past the end ------- */
+
+/*
+ * A G on a small pool stack parks at a channel with its stack pointer
+ * within 48 bytes of its stack's end (x86-64; the park's writes reach
+ * the canary word on both arches): the G that runs next is one that
+ * sleeps on another channel, so the park switches straight to it
+ * (park_direct), which writes the G's registers below its stack pointer.
+ * The overflow must be named at that park, not at the G's next switch
+ * (after it has run on a broken stack). One park at a safe depth first
+ * measures where the park writes: its lowest byte is the parked G's
+ * saved sp, which the partner reads. Then the G parks again with its
+ * frame moved down so that that byte falls in the canary word or below.
+ * If it comes back from that park, the expected message becomes one no
+ * report has, and the later one fails the test. The messages are set by
+ * the test's G: formatting one (glibc's, on the hosted board) takes more
+ * than a small stack.
+ */
+#define EDGE_MEASURES	4
+
+static chan_t edge_wake, edge_go, edge_published, edge_proceed, edge_never;
+static struct g *volatile edge_g;
+static volatile uintptr_t edge_low, edge_buf, edge_lo, edge_hi;
+static volatile uint64_t edge_goid;
+
+static void edge_partner(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		chan_recv(edge_go, NULL);
+		/* We run on the edge G's park (it readied us into runnext). */
+		atomic_storeuintptr(&edge_low, edge_g->sched.sp);
+		chan_send(edge_wake, NULL);
+	}
+}
+
+/* Park at edge_wake with pad bytes more of frame: a variable-length
+ * array moves the stack pointer down by pad (a multiple of 16). */
+static __noinline void edge_park(size_t pad)
+{
+	volatile char buf[pad];
+
+	buf[0] = 0;
+	atomic_storeuintptr(&edge_buf, (uintptr_t)buf);
+	chan_recv(edge_wake, NULL);
+}
+
+static void edge_g_main(void *arg)
+{
+	(void)arg;
+	/* The lowest piece of a run has the guard page below: hand over to
+	 * a G on another piece, and exit, leaving a free piece behind. */
+	if (getg()->stack_lo % (STACK_POOL_RUN_PAGES * PAGE_SIZE) == PAGE_SIZE) {
+		go_stack(edge_g_main, NULL, G_STACK_SMALL);
+		return;
+	}
+	struct g *gp = getg();
+	uintptr_t lo = gp->stack_lo;
+	const size_t pad0 = 16;
+
+	edge_g = gp;
+	/* The switch straight to the partner writes less far down than a
+	 * park through g0 (mcall, in chan_recv's slower path), which a due
+	 * timer or a used-up slice chooses: the highest of a few parks, each
+	 * at the start of a slice, is the straight switch's. */
+	uintptr_t low = 0;
+	for (int i = 0; i < EDGE_MEASURES; i++) {
+		gosched();
+		chan_send(edge_go, NULL);	/* the partner to runnext */
+		edge_park(pad0);
+		if (atomic_loaduintptr(&edge_low) > low)
+			low = atomic_loaduintptr(&edge_low);
+	}
+	atomic_storeuintptr(&edge_low, low);
+	edge_goid = gp->goid;
+	atomic_storeuintptr(&edge_hi, gp->stack_hi);
+	atomic_storeuintptr(&edge_lo, lo);
+	chan_send(edge_published, NULL);	/* the test's G sets the message */
+	chan_recv(edge_proceed, NULL);
+	/* The highest lowest-byte under lo + 8 (the canary word's end) that
+	 * moving the frame by 16s reaches. */
+	size_t more = (low - (lo + 8)) / 16 * 16 + 16;
+	gosched();
+	chan_send(edge_go, NULL);
+	edge_park(pad0 + more);
+	test_expect_fatal("goroutine %llu was not named at its park",
+			  (unsigned long long)gp->goid);
+	for (;;)
+		gosched();
+}
+
+TEST_FATAL(sched_small_stack_park_past_the_end_is_named_at_that_park,
+	   ": stack overflow (small stack 0x")
+{
+	edge_wake = chan_make(0, 0);
+	edge_go = chan_make(0, 0);
+	edge_proceed = chan_make(0, 0);
+	edge_published = chan_make(0, 0);
+	edge_never = chan_make(0, 0);
+	go(edge_partner, NULL);		/* a stack of pages: no pool neighbour */
+	go_stack(edge_g_main, NULL, G_STACK_SMALL);
+	/* No timer of ours meanwhile (a sleep's): a due one would turn the
+	 * parks away from the straight switch. */
+	chan_recv(edge_published, NULL);
+	uintptr_t lo = atomic_loaduintptr(&edge_lo);
+	uintptr_t low = atomic_loaduintptr(&edge_low);
+	printf("# the park at a safe depth wrote down to 0x%lx, its stack 0x%lx-0x%lx\n",
+	       (unsigned long)low, (unsigned long)lo, (unsigned long)edge_hi);
+	ASSERT(low >= lo + 8 + 16 && low < edge_hi);
+	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x%lx-0x%lx",
+			  (unsigned long long)edge_goid, (unsigned long)lo,
+			  (unsigned long)edge_hi);
+	chan_send(edge_proceed, NULL);
+	chan_recv(edge_never, NULL);
+}

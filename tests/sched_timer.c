@@ -3,12 +3,15 @@
  * after another G's whole slice, and one idle core keeps time for all.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
+#include "kernel/spinlock.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
 #include "sched/sched.h"
+#include "sched/schedimpl.h"
 #include "sched/sync.h"
 #include "tests/preempt_testutil.h"
 
@@ -143,6 +146,139 @@ TEST(sched_timer_wakeup_due_as_its_p_looks_for_work_is_not_held_a_slice_by_the_f
 	       (unsigned long long)bypass);
 	ASSERT_GE(armed, 1);	/* the scenario happened */
 	EXPECT_EQ(bypass, 0);
+}
+
+/*
+ * A slice that ended unseen: the running G holds a spinlock (preemption
+ * off, as a channel's lock) past its slice's end, so the tick marks the
+ * slice used up (sliceover) but cannot preempt it, and then parks under
+ * the lock. A timer is due by then, and Gs are queued. The G the timer
+ * readies must run before any of them, as in Go, where the timer's G in
+ * runnext inherits the slice: not go to the global queue's tail as a
+ * runnext chain that ran past its slice does. One P, so that no thief
+ * takes a G; each G takes a number as it runs, the timer's first.
+ */
+#define UNSEEN_QUEUED		4u
+#define UNSEEN_SLICE_NS		(2 * NSEC_PER_MSEC)
+#define UNSEEN_SLEEP_NS		(20 * NSEC_PER_MSEC)
+#define UNSEEN_GIVEUP_NS	(10 * NSEC_PER_SEC)
+
+static struct spinlock unseen_lock;
+static struct waitgroup unseen_wg, unseen_parked_wg;
+static volatile uint64_t unseen_seq, unseen_order[UNSEEN_QUEUED + 2];
+static volatile uint32_t unseen_sleeping, unseen_staged, unseen_gaveup;
+static struct g *volatile unseen_parker;
+static bool unseen_pick;		/* stage a fairness pick too */
+
+static void unseen_sleeper(void *arg)
+{
+	(void)arg;
+	atomic_store32(&unseen_sleeping, 1);
+	sleep_ns(UNSEEN_SLEEP_NS);
+	unseen_order[UNSEEN_QUEUED + 1] = atomic_xadd64(&unseen_seq, 1);	/* the new count */
+	waitgroup_done(&unseen_wg);
+}
+
+/* Queued Gs 1..UNSEEN_QUEUED; 0, the global queue's. */
+static void unseen_queued(void *arg)
+{
+	unseen_order[(uintptr_t)arg] = atomic_xadd64(&unseen_seq, 1);
+	waitgroup_done(&unseen_wg);
+}
+
+static void unseen_holder(void *arg)
+{
+	(void)arg;
+	spin_lock(&unseen_lock);
+	struct p *pp = getg()->m->p;	/* preemption is off: ours throughout */
+	uint64_t end = nanotime() + UNSEEN_GIVEUP_NS;
+	for (;;) {
+		uint64_t w = timers_when0(pp), now = nanotime();
+		if (__atomic_load_n(&pp->sliceover, __ATOMIC_RELAXED) && w != 0 && w <= now)
+			break;
+		if (now > end) {
+			atomic_store32(&unseen_gaveup, 1);
+			break;
+		}
+		arch_cpu_relax();
+	}
+	/* No preemption ended the slice: the tick only saw it used up. */
+	unseen_staged = pp->sliceendtick != pp->schedtick;
+	if (unseen_pick) {
+		/* A G in the global queue (the newest G, taken from our
+		 * runnext: this P's owner may), and the round a fairness
+		 * pick's: made so here, where waiting for a 61st schedtick
+		 * would take up to 61 slices. Nothing reads schedtick but to
+		 * see that it changed (a new slice), and it does not here. */
+		go(unseen_queued, (void *)0);
+		struct g *x = runnext_swap(pp, NULL);
+		spin_lock(&sched.lock);
+		globrunqput(x);
+		spin_unlock(&sched.lock);
+		pp->schedtick += (GLOBRUNQ_FAIRNESS_TICKS -
+				  pp->schedtick % GLOBRUNQ_FAIRNESS_TICKS) %
+				 GLOBRUNQ_FAIRNESS_TICKS;
+		unseen_staged &= pp->sliceendtick != pp->schedtick;
+	}
+	unseen_parker = getg();
+	goparkunlock_spin(&unseen_lock, waitReasonGoSleep);
+	waitgroup_done(&unseen_parked_wg);
+}
+
+/* Stage it (the comment above); the order each G ran in, the timer's
+ * G's last (unseen_order[UNSEEN_QUEUED + 1]). */
+static void unseen_run(bool pick)
+{
+	int n0 = gomaxprocs(1);
+	uint64_t old = sched_set_slice(UNSEEN_SLICE_NS);
+	spin_init(&unseen_lock, "unseen");
+	unseen_seq = 0;
+	memset((void *)unseen_order, 0, sizeof unseen_order);
+	unseen_sleeping = unseen_staged = unseen_gaveup = 0;
+	unseen_parker = NULL;
+	unseen_pick = pick;
+	waitgroup_add(&unseen_wg, 1 + UNSEEN_QUEUED + pick);
+	waitgroup_add(&unseen_parked_wg, 1);
+	go(unseen_sleeper, NULL);
+	while (!atomic_load32(&unseen_sleeping))
+		gosched();
+	gosched();		/* it parks in sleep_ns: one P, it ran first */
+	for (uintptr_t i = 1; i <= UNSEEN_QUEUED; i++)
+		go(unseen_queued, (void *)i);
+	go(unseen_holder, NULL);	/* runnext: it runs as we wait */
+	waitgroup_wait(&unseen_wg);
+	while (!unseen_parker)
+		gosched();
+	goready(unseen_parker);
+	waitgroup_wait(&unseen_parked_wg);
+	sched_set_slice(old);
+	gomaxprocs(n0);
+	printf("# the timer's G ran %llu of %u (the queued Gs:",
+	       (unsigned long long)unseen_order[UNSEEN_QUEUED + 1], UNSEEN_QUEUED + 1 + pick);
+	for (unsigned i = 1; i <= UNSEEN_QUEUED; i++)
+		printf(" %llu", (unsigned long long)unseen_order[i]);
+	if (pick)
+		printf("; the global queue's: %llu", (unsigned long long)unseen_order[0]);
+	printf("); slice ended unseen: %s\n", unseen_staged ? "yes" : "no");
+	ASSERT_EQ(unseen_gaveup, 0);
+	ASSERT_EQ(unseen_staged, 1);	/* the scenario happened */
+}
+
+TEST(sched_timer_g_readied_as_a_slice_ended_unseen_runs_before_queued_gs)
+{
+	unseen_run(false);
+	EXPECT_EQ(unseen_order[UNSEEN_QUEUED + 1], 1);
+}
+
+/* The same in a round that is a fairness pick's (a 61st schedtick, a G in
+ * the global queue): the timer's G first, and the pick deferred for it
+ * made at the next round, before the queued Gs, as Go makes it at every
+ * 61st schedtick; not 61 slices later. */
+TEST(sched_timer_g_defers_the_fairness_pick_by_one_round_only)
+{
+	unseen_run(true);
+	EXPECT_EQ(unseen_order[UNSEEN_QUEUED + 1], 1);
+	EXPECT_EQ(unseen_order[0], 2);
 }
 
 /*

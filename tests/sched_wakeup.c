@@ -486,13 +486,15 @@ TEST(sched_wakeup_a_spinner_that_finds_two_gs_leaves_none_beside_an_idle_p)
  * Counted in slices, not time: the P's schedtick (new slices) may move
  * at most SL_TICKS_PER_ROUND a round (one of G1's chain, one of ours,
  * and room for a preemption or two). G1 stops after SL_MAX_NS so that a
- * failure ends.
+ * failure ends, and this G's yields must all have come by then (a few
+ * slices' worth: a chain that kept schedtick as it went on would pass
+ * the count, and hold this G until G1 gave up).
  */
 #define SL_ROUNDS		20u
 #define SL_TICKS_PER_ROUND	4u
-#define SL_MAX_NS		(5 * NSEC_PER_SEC)
+#define SL_MAX_NS		(10 * NSEC_PER_SEC)
 
-static volatile uint32_t sl_stop;
+static volatile uint32_t sl_stop, sl_gaveup;
 static volatile uint64_t sl_loops;
 static struct waitgroup sl_wg;
 
@@ -500,7 +502,11 @@ static void sl_sleeper(void *arg)
 {
 	(void)arg;
 	uint64_t end = nanotime() + SL_MAX_NS;
-	while (!atomic_load32(&sl_stop) && nanotime() < end) {
+	while (!atomic_load32(&sl_stop)) {
+		if (nanotime() >= end) {
+			atomic_store32(&sl_gaveup, 1);
+			break;
+		}
 		sleep_ns(1);
 		sl_loops++;
 	}
@@ -513,6 +519,7 @@ TEST(sched_wakeup_a_g_sleeping_1ns_in_a_loop_leaves_its_p_each_slice)
 		test_skip("needs nprocs=1: with more Ps another P runs this G");
 	struct p *pp = sched_p(0);
 	atomic_store32(&sl_stop, 0);
+	atomic_store32(&sl_gaveup, 0);
 	sl_loops = 0;
 	waitgroup_add(&sl_wg, 1);
 	uint32_t tick0 = __atomic_load_n(&pp->schedtick, __ATOMIC_RELAXED);
@@ -529,6 +536,7 @@ TEST(sched_wakeup_a_g_sleeping_1ns_in_a_loop_leaves_its_p_each_slice)
 	       "%llu sleeps\n", rounds, ticks, (unsigned long long)ms,
 	       (unsigned long long)sl_loops);
 	EXPECT_LE(ticks, SL_ROUNDS * SL_TICKS_PER_ROUND);
+	EXPECT_EQ(sl_gaveup, 0);
 }
 
 /* ---- a sleeper with every P busy wakes within about a slice ------------ */

@@ -30,6 +30,21 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
+/* What gswitch writes below its caller's stack pointer: mcall's block
+ * (bl pushes nothing; sched/schedimpl.h's park_direct checks the stack
+ * for it before the switch). */
+#define GSWITCH_PUSH	MCALL_FRAME
+
+/* n bytes below the calling function's stack pointer (n a constant under
+ * 4096), in one instruction. In a function body sp stays where the
+ * prologue put it (gmk passes no arguments on the stack). */
+#define arch_sp_below(n)						\
+	({								\
+		uintptr_t sp_;						\
+		asm volatile("sub %0, sp, %1" : "=r"(sp_) : "I"(n));	\
+		sp_;							\
+	})
+
 /* gogo by a branch (kernel/gobuf.h's gogo_jump): buf in x0, as gogo
  * takes it; gogo uses nothing of the caller's frame. */
 #define arch_gogo_jump(buf)						\

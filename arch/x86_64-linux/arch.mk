@@ -36,8 +36,12 @@ else ifeq ($(SAN),fuzz)
 CC      := clang
 ARCH_CFLAGS += -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -DGMK_SAN_FIBERS -DGMK_DEBUG_ASSERTS -DGMK_FUZZ
+else ifeq ($(SAN),debug)
+# No sanitizer: the plain build with the debug checks (GMK_DEBUG_ASSERTS:
+# preconditions of the scheduler's paths that the normal build leaves out).
+ARCH_CFLAGS += -DGMK_DEBUG_ASSERTS
 else ifneq ($(SAN),)
-$(error SAN=$(SAN): want tsan, asan or fuzz)
+$(error SAN=$(SAN): want tsan, asan, fuzz or debug)
 endif
 ifeq ($(CC),clang)
 ARCH_CFLAGS += -Wno-unused-command-line-argument \

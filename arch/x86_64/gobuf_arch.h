@@ -40,6 +40,21 @@
 		__builtin_unreachable();				\
 	} while (0)
 
+/* What gswitch writes below its caller's stack pointer: the return
+ * address and MCALL_FRAME_REGS registers (sched/schedimpl.h's park_direct
+ * checks the stack for it before the switch). */
+#define GSWITCH_PUSH	(8 + 8 * MCALL_FRAME_REGS)
+
+/* n bytes below the calling function's stack pointer (n a constant), in
+ * one instruction. In a function body rsp stays where the prologue put
+ * it: the SysV ABI passes gmk's arguments in registers. */
+#define arch_sp_below(n)						\
+	({								\
+		uintptr_t sp_;						\
+		asm volatile("lea -%c1(%%rsp), %0" : "=r"(sp_) : "i"(n)); \
+		sp_;							\
+	})
+
 /* A fresh G's sp: rsp = 8 mod 16, as if `call` had pushed a return
  * address (the ABI). goentry zeroes rbp and stores a zero return address
  * there, so that backtraces end at gstart. */
