@@ -36,6 +36,7 @@
 #include "kernel/cpu.h"
 #include "kernel/glocal.h"
 #include "kernel/kmalloc.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 
 #if !defined(__DYNAMIC_REENT__)
@@ -151,8 +152,9 @@ clock_t times(struct tms *t)
 	return (clock_t)-1;
 }
 
-/* abort() and exit() end here: a failing status. */
+/* exit() ends here (abort() is the kernel's, kernel/panic.c): the line a
+ * program's return prints, then the machine, with the status given. */
 void _exit(int status)
 {
-	board_exit(status ? status : 1);
+	program_exit(status);
 }
