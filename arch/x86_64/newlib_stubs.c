@@ -52,7 +52,9 @@ struct _reent *__getreent(void)
 {
 	struct glocal *l = glocal_current();
 
-	if (l) {
+	/* A fatal report formats with the core's: the G's area may be what
+	 * an overflow of the stack above wrote over. */
+	if (l && !console_panicking_here()) {
 		/* Only this G reads or writes its area: a preemption between
 		 * the test and the store changes nothing. */
 		if (!l->libc) {
