@@ -135,9 +135,11 @@ void fatal(const char *fmt, ...)
  * hosted process with a bare SIGABRT): Go's report of a SIGABRT, "SIGABRT:
  * abort" and the pc, then the caller's stack (traceback=), status 2. The
  * C library's own calls of abort inside glibc (the hosted board) still
- * take glibc's.
+ * take glibc's. Weak: glibc's static libc.a (make BOARD=hosted static)
+ * brings its own abort along with symbols it needs, and that one then
+ * serves (a bare SIGABRT) rather than the link failing.
  */
-void abort(void)
+__attribute__((weak)) void abort(void)
 {
 	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
 
