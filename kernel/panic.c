@@ -139,6 +139,7 @@ void fatal(const char *fmt, ...)
  * brings its own abort along with symbols it needs, and that one then
  * serves (a bare SIGABRT) rather than the link failing.
  */
+#ifndef GMK_FUZZ	/* libFuzzer's process: abort is how it learns of a crash */
 __attribute__((weak)) void abort(void)
 {
 	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
@@ -149,6 +150,7 @@ __attribute__((weak)) void abort(void)
 	report("SIGABRT: abort", 0, 0, 0, (uintptr_t)__builtin_frame_address(0), true, false);
 	die();
 }
+#endif
 
 void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
 		  uintptr_t addr)
