@@ -109,7 +109,9 @@ static volatile int board_exiting;
 static void exit_report(int status, void *arg)
 {
 	(void)arg;
-	if (board_exiting)
+	/* Not a core's thread (libFuzzer's own, which ends the process):
+	 * no goroutine called it, and the console is the cores'. */
+	if (board_exiting || !host_this_cpu)
 		return;
 	program_exit_line(status);
 	unsigned long flags = spin_lock_irqsave(&out_lock);
