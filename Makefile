@@ -189,12 +189,15 @@ APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
 APP_OBJS := $(APP_SRCS:$(APP_DIR)/%=$(BUILD)/app/%.o) $(BUILD)/app/gmk_app_cmdline.c.o
 # Its include path: its own folder and the public headers (include/), none
 # of the kernel's (CFLAGS' -I folders are left out; the C library's stay,
-# with the arch's amendments, ARCH_LIBC_DIRS).
+# with the arch's amendments, ARCH_LIBC_DIRS); a kernel header reached
+# anyway ("../kernel/page.h") fails the build, named
+# (tools/check-app-headers reads the file's dependencies).
 APP_CFLAGS_ALL = $(filter-out -I%,$(CFLAGS)) $(ARCH_LIBC_DIRS:%=-I%) -Iinclude -I$(APP_DIR) $(APP_CFLAGS)
 $(BUILD)/app/%.c.o: $(APP_DIR)/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(APP_CFLAGS_ALL) -c $< -o $@
+	$(Q)tools/check-app-headers $(@:.o=.d) $(call shell_quote,$(APP_DIR)) || { rm -f $@; exit 1; }
 # The default command line, in the image (kernel/main.c: gmk_app_cmdline).
 $(BUILD)/app/gmk_app_cmdline.c: Makefile $(wildcard $(APP_DIR)/app.mk)
 	@mkdir -p $(dir $@)

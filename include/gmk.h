@@ -6,7 +6,7 @@
  *
  *   goroutines      go, go_copy, go_value, go_stack, gosched, goexit, goid,
  *                   sched_nprocs, num_goroutine, gomaxprocs,
- *                   lockosthread, unlockosthread, lockedcore
+ *                   lockosthread, unlockosthread, lockedcore, panic
  *                                                      (Go's go, runtime)
  *   channels        chan_make, chan_send, chan_recv, chan_close, chan_free,
  *                   chan_select with SELECT_SEND/RECV/AFTER  (chan, select)
@@ -93,6 +93,7 @@ struct context;
 /* console_read's errors. */
 #define CONSOLE_ERR_TIMEOUT	(-1L)
 #define CONSOLE_ERR_NOINPUT	(-2L)
+#define CONSOLE_ERR_EOF		(-3L)	/* the input ended (Go's io.EOF) */
 
 void waitgroup_add(struct waitgroup *wg, int32_t delta);
 #endif /* GMK_PUBLIC_CHECK */
@@ -111,6 +112,12 @@ int gomaxprocs(int n);		/* runtime.GOMAXPROCS: n <= 0 only asks */
 void lockosthread(void);		/* runtime.LockOSThread: to this core */
 void unlockosthread(void);	/* runtime.UnlockOSThread */
 int lockedcore(void);		/* the core the caller is locked to, or -1 */
+
+/* Go's panic: "panic: <message>" (printf's format), the goroutine's
+ * stack (every goroutine's with traceback=all), and the machine ends with
+ * status 2. exit(n) ends it with the line a program's return prints and
+ * status n (Go's os.Exit); abort(), "SIGABRT: abort", the stack, status 2. */
+__attribute__((noreturn, format(printf, 1, 2))) void panic(const char *fmt, ...);
 
 /* ---- time ---- */
 uint64_t time_now(void);	/* ns since boot, monotonic (Go's time.Now's) */

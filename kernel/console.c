@@ -431,6 +431,11 @@ void console_flush(void)
 	tx_to_polled(atomic_load32(&console_owner_forced) == this_cpu()->id + 1);
 }
 
+bool console_panicking_here(void)
+{
+	return atomic_load32(&console_owner_forced) == this_cpu()->id + 1;
+}
+
 void console_panic_mode(void)
 {
 	struct cpu *c = this_cpu();
@@ -438,8 +443,10 @@ void console_panic_mode(void)
 	/* Everything queued before the panic goes out before its message. */
 	tx_to_polled(false);
 	atomic_store32(&console_owner_forced, c->id + 1);
-	/* Finish a partial line first: the panicking G's, then the core's. */
-	struct glocal *l = glocal_current();
+	/* Finish a partial line first: the panicking G's, then the core's.
+	 * The G's only if its area is sane: an overflow of the pool stack
+	 * above may have written over it, and the report comes first. */
+	struct glocal *l = glocal_current_checked();
 	if (l && l->line && l->line->len) {
 		struct wctx w = { .gl = l->line };
 		enter(&w);

@@ -34,6 +34,8 @@ void console_write_now(const char *s, size_t n);
 /* After a panic: this core writes without the lock (others are stopping);
  * what the ring holds is written out first, then everything is polled. */
 void console_panic_mode(void);
+/* Is this core the one reporting a panic (after console_panic_mode)? */
+bool console_panicking_here(void);
 /* Write out what the ring holds, polled, and write polled from now on:
  * the machine is leaving (board_exit). Any context. */
 void console_flush(void);

@@ -65,6 +65,12 @@ static inline struct glocal *glocal_of(uintptr_t stack_hi)
  * boot before the scheduler). */
 struct glocal *glocal_current(void);
 
+/* glocal_current, if its pointers are sane (NULL or a block in RAM, a
+ * line no longer than its buffer); else NULL: the area may have been
+ * written over by the overflow of the stack above it. For the fatal
+ * paths, which must not fault on it. */
+struct glocal *glocal_current_checked(void);
+
 /* The running G is about to park: write out its partial line (a prompt
  * before a read, a line before a long wait). */
 void glocal_park(void);

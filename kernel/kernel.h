@@ -30,7 +30,11 @@ struct program {
 	 * its state in statics, so one runs at most once at a time. */
 	volatile uint32_t *running;
 };
+/* A second PROGRAM of a name fails the link: "multiple definition of
+ * `PROGRAM_<name>_defined_twice'" (one global symbol per name; without it
+ * run= would start whichever the linker put first). */
 #define PROGRAM(nm, about_)                                                \
+	const char PROGRAM_##nm##_defined_twice __attribute__((used)) = 0; \
 	static int program_fn_##nm(int argc, char **argv);                 \
 	static volatile uint32_t program_running_##nm;                     \
 	static const struct program program_##nm                           \

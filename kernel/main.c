@@ -9,6 +9,7 @@
 #include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/cmdline.h"
+#include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/layout.h"
 #include "kernel/page.h"
@@ -172,14 +173,40 @@ void program_list(void)
 		printf("  %-12s %s\n", p->name, p->about);
 }
 
+/* The program started last and still running, for exit()'s line. */
+static const struct program *volatile program_now;
+
 bool program_start(const struct program *p)
 {
-	return atomic_cas32(p->running, 0, 1);	/* seq-cst: one winner */
+	if (!atomic_cas32(p->running, 0, 1))	/* seq-cst: one winner */
+		return false;
+	atomic_storeuintptr((volatile uintptr_t *)&program_now, (uintptr_t)p);
+	return true;
 }
 
 void program_end(const struct program *p)
 {
+	atomic_casuintptr((volatile uintptr_t *)&program_now, (uintptr_t)p, 0);
 	atomic_store32(p->running, 0);	/* store-release: its state is done */
+}
+
+void program_exit_line(int status)
+{
+	const struct program *p = (const struct program *)
+		atomic_loaduintptr((volatile uintptr_t *)&program_now);
+
+	if (p)
+		printf("gmk: %s exited with status %d\n", p->name, status);
+	else
+		printf("gmk: exited with status %d\n", status);
+	console_flush();
+}
+
+void program_exit(int status)
+{
+	program_exit_line(status);
+	sched_fingerprint_print();
+	board_exit(status);
 }
 
 int program_main(const struct program *p)

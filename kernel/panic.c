@@ -1,12 +1,13 @@
 /*
  * Dying well: one core reports (the first to panic), the others are stopped
- * by IPI, and the machine exits with a failing status. A test that expects
+ * by IPI, and the machine exits with status 2, as Go's. A test that expects
  * this fatal error turns it into a pass (kernel/test.c). Between the
  * message and the end, the goroutines' stacks as Go prints them
  * (kernel/traceback.h), as many as traceback= asks.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kernel/atomic.h"
 #include "kernel/board.h"
@@ -52,12 +53,15 @@ void stop_other_cpus(void)
 			arch_cpu_relax();
 }
 
+/* Go's status for a panic, a fatal error and a fatal signal alike. */
+#define DIE_STATUS 2
+
 __attribute__((noreturn)) static void die(void)
 {
 	stop_other_cpus();
 	test_crash_epilogue();
 	sched_fingerprint_print();
-	board_exit(1);
+	board_exit(DIE_STATUS);
 }
 
 /* Set on the dying core while it prints the stacks: a fault meanwhile (a
@@ -96,13 +100,13 @@ static __attribute__((noreturn)) void vpanic(bool is_fatal, uintptr_t fp,
 
 	claim_panic();
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	if (is_fatal)
-		printf("fatal error: %s\n", msg);
-	else
-		printf("panic: core %u: %s\n", this_cpu()->id, msg);
+	/* Go's words: "panic: <message>" (a kernel message that is about
+	 * a core names it itself). */
+	printf("%s: %s\n", is_fatal ? "fatal error" : "panic", msg);
 	/* As Go's throw: a fatal error prints every goroutine (unless
 	 * traceback=none), and the scheduler's stack only when asked for
-	 * all; a panic is a kernel bug, whose own stack is the point. */
+	 * all; a panic (an application's, or a kernel bug) its own stack,
+	 * as Go's panic at the default GOTRACEBACK. */
 	report(msg, 0, 0, 0, fp, !is_fatal || traceback_level == TRACEBACK_ALL, is_fatal);
 	die();
 }
@@ -125,6 +129,29 @@ void fatal(const char *fmt, ...)
 	vpanic(true, (uintptr_t)__builtin_frame_address(0), fmt, ap);
 }
 
+/*
+ * The C library's abort(), the same on every board (newlib's and
+ * picolibc's would end the machine silently with status 1; glibc's, the
+ * hosted process with a bare SIGABRT): Go's report of a SIGABRT, "SIGABRT:
+ * abort" and the pc, then the caller's stack (traceback=), status 2. The
+ * C library's own calls of abort inside glibc (the hosted board) still
+ * take glibc's. Weak: glibc's static libc.a (make BOARD=hosted static)
+ * brings its own abort along with symbols it needs, and that one then
+ * serves (a bare SIGABRT) rather than the link failing.
+ */
+#ifndef GMK_FUZZ	/* libFuzzer's process: abort is how it learns of a crash */
+__attribute__((weak)) void abort(void)
+{
+	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+
+	claim_panic();
+	printf("SIGABRT: abort\nPC=0x%lx: abort() called on core %u\n", (unsigned long)pc,
+	       this_cpu()->id);
+	report("SIGABRT: abort", 0, 0, 0, (uintptr_t)__builtin_frame_address(0), true, false);
+	die();
+}
+#endif
+
 void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
 		  uintptr_t addr)
 {
@@ -133,18 +160,23 @@ void kernel_fault(struct trapframe *tf, const char *kind, const char *detail,
 
 	claim_panic();
 	special = sched_fault_describe(addr, arch_frame_sp(tf), why, sizeof why);
+	/* "at address" only where the exception has one (a page fault, a
+	 * data abort): a divide error's or a #GP's would be a made-up 0. */
+	char at[40] = "";
+	if (addr != FAULT_NO_ADDR)
+		snprintf(at, sizeof at, " at address 0x%lx", (unsigned long)addr);
 	if (special)
 		snprintf(msg, sizeof msg, "%s", special);
 	else
 		snprintf(msg, sizeof msg,
-			 "unexpected exception on core %u: %s%s%s%s at address 0x%lx, pc 0x%lx",
+			 "unexpected exception on core %u: %s%s%s%s%s, pc 0x%lx",
 			 this_cpu()->id, kind, detail && detail[0] ? " (" : "",
-			 detail ? detail : "", detail && detail[0] ? ")" : "",
-			 (unsigned long)addr, (unsigned long)arch_frame_pc(tf));
-	printf("panic: core %u: %s\n", this_cpu()->id, msg);
+			 detail ? detail : "", detail && detail[0] ? ")" : "", at,
+			 (unsigned long)arch_frame_pc(tf));
+	printf("panic: %s\n", msg);
 	if (special)
-		printf("  %s%s%s at address 0x%lx\n", kind, detail ? ": " : "",
-		       detail ? detail : "", (unsigned long)addr);
+		printf("  %s%s%s%s, pc 0x%lx\n", kind, detail ? ": " : "",
+		       detail ? detail : "", at, (unsigned long)arch_frame_pc(tf));
 	if (traceback_level != TRACEBACK_NONE)
 		arch_dump_frame(tf);
 	report(msg, arch_frame_pc(tf), arch_frame_lr(tf), arch_frame_sp(tf), arch_frame_fp(tf),

@@ -3,8 +3,10 @@
  * gmk_tests linker section; the runner (kernel/test.c) prints KTAP v1.
  *
  *   ASSERT(cond)              stops the test on failure
- *   ASSERT_EQ(a, b)           integers; prints both values
+ *   ASSERT_EQ(a, b)           integers or pointers (a float operand does
+ *                             not compile); prints both values
  *   ASSERT_NE / ASSERT_LT / ASSERT_LE / ASSERT_GT / ASSERT_GE
+ *   ASSERT_NEAR(a, b, eps)    floats: |a - b| <= eps (a NaN fails)
  *   EXPECT_*                  the same, but the test goes on
  *   TEST_FATAL(name, "msg")   a test that must end in a fatal error whose
  *                             message contains "msg"; run alone in its own
@@ -96,8 +98,14 @@ bool glob_match(const char *pat, const char *s);
 /* Does test=globs select the test name (a,b: either; -g: not g)? */
 bool test_selects(const char *globs, const char *name);
 
+/* Integers and pointers only: a float would be cast to long long, where
+ * 0.4 == 0.5 (ASSERT_NEAR compares floats). Refused at compile time. */
+#define GMK_IS_FLOAT_(x) _Generic((x), float: 1, double: 1, long double: 1, default: 0)
 #define GMK_CMP_(kind, a, b, op, abort_)                                   \
 	do {                                                               \
+		_Static_assert(!GMK_IS_FLOAT_(a) && !GMK_IS_FLOAT_(b),     \
+			       kind ": a floating operand (" #a ", " #b    \
+			       "): use ASSERT_NEAR/EXPECT_NEAR");          \
 		long long va_ = (long long)(a), vb_ = (long long)(b);      \
 		if (!(va_ op vb_)) {                                       \
 			test_fail(__FILE__, __LINE__,                      \
@@ -119,6 +127,26 @@ bool test_selects(const char *globs, const char *name);
 #define EXPECT_LE(a, b) GMK_CMP_("EXPECT_LE", a, b, <=, (void)0)
 #define EXPECT_GT(a, b) GMK_CMP_("EXPECT_GT", a, b, >, (void)0)
 #define EXPECT_GE(a, b) GMK_CMP_("EXPECT_GE", a, b, >=, (void)0)
+
+/* |a - b| <= eps, as doubles; false for a NaN anywhere. */
+static inline bool test_near(double a, double b, double eps)
+{
+	double d = a > b ? a - b : b - a;
+	return d <= eps;
+}
+#define GMK_NEAR_(kind, a, b, eps, abort_)                                 \
+	do {                                                               \
+		double va_ = (a), vb_ = (b), e_ = (eps);                   \
+		if (!test_near(va_, vb_, e_)) {                            \
+			test_fail(__FILE__, __LINE__,                      \
+				  "%s: %s and %s differ by more than %s "  \
+				  "(%.17g vs %.17g)", kind, #a, #b, #eps,  \
+				  va_, vb_);                               \
+			abort_;                                            \
+		}                                                          \
+	} while (0)
+#define ASSERT_NEAR(a, b, eps) GMK_NEAR_("ASSERT_NEAR", a, b, eps, test_abort())
+#define EXPECT_NEAR(a, b, eps) GMK_NEAR_("EXPECT_NEAR", a, b, eps, (void)0)
 
 #define ASSERT(c)                                                          \
 	do {                                                               \

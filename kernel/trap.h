@@ -26,10 +26,12 @@ void arch_dump_frame(const struct trapframe *tf);
 /*
  * Kernel: an exception nobody expected. `kind` names it ("data abort",
  * "page fault", "general protection", ...), `detail` may add the decoded
- * syndrome, `addr` is the faulting address (or 0 when the kind has none).
+ * syndrome, `addr` is the faulting address (FAULT_NO_ADDR when the kind
+ * has none: a divide error, an invalid opcode, a #GP).
  * Prints the core, kind, address, registers and a backtrace, stops every
  * core and exits with a failing status. Never returns.
  */
+#define FAULT_NO_ADDR UINTPTR_MAX
 __attribute__((noreturn)) void kernel_fault(struct trapframe *tf,
 					    const char *kind,
 					    const char *detail,

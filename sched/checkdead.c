@@ -61,6 +61,6 @@ void checkdead(void)
 
 	/* fatal() prints every G with its wait reason and stack (as Go's
 	 * throw does), sched/traceback.c. */
-	fatal("all goroutines are asleep - deadlock! (%u goroutines waiting)",
-	      nwaiting);
+	fatal("all goroutines are asleep - deadlock! (%u goroutine%s waiting)",
+	      nwaiting, nwaiting == 1 ? "" : "s");
 }

@@ -18,6 +18,14 @@ TEST_FATAL(sched_deadlock_is_detected, "all goroutines are asleep - deadlock!")
 	gopark(NULL, NULL, waitReasonTest);	/* and nobody is left */
 }
 
+/* The count in the message is English: one goroutine, not "1
+ * goroutines". */
+TEST_FATAL(sched_deadlock_of_one_goroutine_counts_it_in_the_singular,
+	   "all goroutines are asleep - deadlock! (1 goroutine waiting)")
+{
+	gopark(NULL, NULL, waitReasonTest);	/* the only G */
+}
+
 static void overflow(void *arg)
 {
 	(void)arg;

@@ -15,6 +15,7 @@
 
 #include "kernel/compiler.h"
 #include "kernel/cpu.h"
+#include "kernel/glocal.h"
 #include "kernel/page.h"
 #include "kernel/preempt.h"
 #include "kernel/test.h"
@@ -355,4 +356,33 @@ TEST_FATAL(sched_small_stack_park_past_the_end_is_named_at_that_park,
 			  (unsigned long)edge_hi);
 	chan_send(edge_proceed, NULL);
 	chan_recv(edge_never, NULL);
+}
+
+/* ---- a G-local area written over by the overflow above it -------------- */
+
+#define UNMAPPED_ADDR 0xdead0008ul
+
+/* What a G finds at the top of its pool stack after the G whose stack
+ * lies above it overflowed with a big local array (a 3,000-byte one on a
+ * 2 KiB stack, filled): its G-local area (kernel/glocal.h), the first
+ * thing below that stack, is the array's bytes. Then it faults on its own
+ * (here on an unmapped address, as on its line pointer, had it printed).
+ * The report must come out whole, naming the fault: the panic path
+ * formats and finishes the G's partial line, and must not follow the
+ * area's pointers without checking them (it faulted again on them, and
+ * died without a word). */
+static void written_over_then_fault(void *arg)
+{
+	(void)arg;
+	memset(glocal_of(getg()->stack_hi), 0x5a, sizeof(struct glocal));
+	*(volatile uint32_t *)UNMAPPED_ADDR = 1;
+}
+
+TEST_FATAL(sched_small_stack_area_written_over_does_not_break_the_report,
+	   "at address 0xdead0008")
+{
+	start_bystanders();
+	go_stack(written_over_then_fault, NULL, G_STACK_SMALL);
+	for (;;)
+		gosched();
 }

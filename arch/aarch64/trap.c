@@ -94,7 +94,7 @@ static __attribute__((noreturn)) void sync_fault(struct trapframe *tf, bool lowe
 	char detail[DETAIL_LEN], fsc[64];
 	uint32_t ec = ESR_EC(tf->esr), iss = ESR_ISS(tf->esr);
 	const char *kind;
-	uintptr_t addr = tf->elr;
+	uintptr_t addr = FAULT_NO_ADDR;	/* the kinds that have one set it */
 
 	detail[0] = 0;
 	switch (ec) {
@@ -185,13 +185,13 @@ void aarch64_trap(struct trapframe *tf, uint64_t vec)
 		sync_fault(tf, group == VG_LOWER64);
 	if (type == VT_SERROR) {
 		snprintf(detail, sizeof detail, "ESR 0x%08lx", (unsigned long)tf->esr);
-		kernel_fault(tf, "SError", detail, 0);
+		kernel_fault(tf, "SError", detail, FAULT_NO_ADDR);
 	}
 	snprintf(detail, sizeof detail, "vector %lu (%s, %s)", (unsigned long)vec,
 		 (const char *[]){ "EL1t", "EL1h", "lower EL AArch64",
 				   "lower EL AArch32" }[group],
 		 (const char *[]){ "sync", "IRQ", "FIQ", "SError" }[type]);
-	kernel_fault(tf, "unexpected exception", detail, 0);
+	kernel_fault(tf, "unexpected exception", detail, FAULT_NO_ADDR);
 }
 
 void arch_dump_frame(const struct trapframe *tf)

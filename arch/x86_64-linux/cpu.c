@@ -433,7 +433,7 @@ static void fault_handler(int sig, siginfo_t *si, void *ucv)
 			kind = "general protection fault";
 			snprintf(detail, sizeof detail,
 				 "non-canonical address or privileged operation");
-			addr = 0;
+			addr = FAULT_NO_ADDR;
 			break;
 		}
 		vector = 14;
@@ -447,16 +447,18 @@ static void fault_handler(int sig, siginfo_t *si, void *ucv)
 	case SIGFPE:
 		vector = 0;
 		kind = "divide error";
+		addr = FAULT_NO_ADDR;
 		snprintf(detail, sizeof detail, "vector 0, error code 0x0");
 		break;
 	default:
 		vector = 6;
 		kind = "invalid opcode";
+		addr = FAULT_NO_ADDR;
 		snprintf(detail, sizeof detail, "vector 6, error code 0x0");
 		break;
 	}
 	frame_from_uc(&tf, uc, vector, false);
-	tf.cr2 = addr;
+	tf.cr2 = addr == FAULT_NO_ADDR ? 0 : addr;
 	kernel_fault(&tf, kind, detail, addr);
 }
 

@@ -36,6 +36,7 @@
 #include "kernel/cpu.h"
 #include "kernel/glocal.h"
 #include "kernel/kmalloc.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 
 #if !defined(__DYNAMIC_REENT__)
@@ -51,7 +52,9 @@ struct _reent *__getreent(void)
 {
 	struct glocal *l = glocal_current();
 
-	if (l) {
+	/* A fatal report formats with the core's: the G's area may be what
+	 * an overflow of the stack above wrote over. */
+	if (l && !console_panicking_here()) {
 		/* Only this G reads or writes its area: a preemption between
 		 * the test and the store changes nothing. */
 		if (!l->libc) {
@@ -151,8 +154,9 @@ clock_t times(struct tms *t)
 	return (clock_t)-1;
 }
 
-/* abort() and exit() end here: a failing status. */
+/* exit() ends here (abort() is the kernel's, kernel/panic.c): the line a
+ * program's return prints, then the machine, with the status given. */
 void _exit(int status)
 {
-	board_exit(status ? status : 1);
+	program_exit(status);
 }

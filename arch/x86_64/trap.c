@@ -100,11 +100,11 @@ static __attribute__((noreturn)) void exception(struct trapframe *tf)
 		else
 			snprintf(detail, sizeof detail,
 				 "non-canonical address or privileged operation");
-		kernel_fault(tf, name, detail, 0);
+		kernel_fault(tf, name, detail, FAULT_NO_ADDR);
 	default:
 		snprintf(detail, sizeof detail, "vector %u, error code 0x%lx", vec,
 			 (unsigned long)tf->error);
-		kernel_fault(tf, name, detail, 0);
+		kernel_fault(tf, name, detail, FAULT_NO_ADDR);
 	}
 }
 

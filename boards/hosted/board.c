@@ -102,6 +102,27 @@ void board_putc_flush(void)
 
 /* ---- boot ---------------------------------------------------------------- */
 
+/* Set by board_exit: the exits that are not the kernel's are an
+ * application's exit() (glibc's), which on_exit reports. */
+static volatile int board_exiting;
+
+/* An application's exit(n) ends the process through glibc, not through
+ * board_exit: print the line a program's return prints, as _exit does on
+ * the bare-metal boards (kernel/main.c, program_exit). */
+static void exit_report(int status, void *arg)
+{
+	(void)arg;
+	/* Not a core's thread (libFuzzer's own, which ends the process):
+	 * no goroutine called it, and the console is the cores'. */
+	if (board_exiting || !host_this_cpu)
+		return;
+	program_exit_line(status);
+	unsigned long flags = spin_lock_irqsave(&out_lock);
+	out_flush();
+	spin_unlock_irqrestore(&out_lock, flags);
+	hosted_stdin_restore();
+}
+
 void board_early_init(uintptr_t bootarg)
 {
 	ram = mmap(NULL, RAM_SIZE, PROT_READ | PROT_WRITE,
@@ -111,6 +132,7 @@ void board_early_init(uintptr_t bootarg)
 			RAM_SIZE >> 20, strerror(errno));
 		exit(2);
 	}
+	on_exit(exit_report, NULL);
 }
 
 const char *board_cmdline(void)
@@ -266,6 +288,7 @@ __attribute__((noreturn)) void board_exit(int status)
 	/* Held to the end. Bounded: a forked child (tests/fuzz) may have
 	 * inherited it held by a thread it does not have. */
 	(void)arch_irq_save();
+	board_exiting = 1;
 	for (unsigned i = 0; i < (1u << 20) && !spin_trylock(&out_lock); i++)
 		arch_cpu_relax();
 	out_flush();

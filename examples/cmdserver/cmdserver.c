@@ -98,6 +98,10 @@ static bool next_line(char *line, int argc, char **argv, int *argi)
 			printf("cmdserver: no input for %d s\n", IDLE_S);
 			return false;
 		}
+		if (got == CONSOLE_ERR_EOF) {
+			printf("cmdserver: end of input\n");
+			return false;
+		}
 		if (got < 0) {
 			printf("cmdserver: this board has no console input; give the lines "
 			       "as arguments: run=cmdserver -- add 1 2 ; quit\n");
