@@ -197,7 +197,7 @@ $(BUILD)/app/%.c.o: $(APP_DIR)/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(APP_CFLAGS_ALL) -c $< -o $@
-	$(Q)tools/check-app-headers $(@:.o=.d) $(call shell_quote,$(APP_DIR)) || { rm -f $@; exit 1; }
+	$(Q)tools/check-app-headers $(@:.o=.d) $(call shell_quote,$(APP_DIR)) $(ARCH_LIBC_DIRS) || { rm -f $@; exit 1; }
 # The default command line, in the image (kernel/main.c: gmk_app_cmdline).
 $(BUILD)/app/gmk_app_cmdline.c: Makefile $(wildcard $(APP_DIR)/app.mk)
 	@mkdir -p $(dir $@)
