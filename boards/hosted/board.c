@@ -261,6 +261,28 @@ void board_ipi_wake_idle(unsigned id)
 	host_core_wake(id);
 }
 
+int hosted_device_thread(void *(*fn)(void *))
+{
+	/* The cores' signals are sent to a core's thread by id, but a
+	 * process-wide one must not land on a device's thread: it blocks
+	 * them all, and its child inherits the mask. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, HOST_SIG_TICK);
+	sigaddset(&block, HOST_SIG_IPI);
+	sigaddset(&block, HOST_SIG_DEV);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	int e = pthread_create(&t, &attr, fn, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
 void board_irq(struct trapframe *tf)
 {
 	if (tf->vector == HOST_VEC_TIMER)

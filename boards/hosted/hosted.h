@@ -8,6 +8,10 @@
 
 struct trapframe;
 
+/* board.c: a device's own thread (console input, the network's epoll),
+ * detached, taking none of the cores' signals; pthread_create's error. */
+int hosted_device_thread(void *(*fn)(void *));
+
 /* stdin.c: standard input as the console's receiver, from core 0's
  * board_cpu_init (its interrupt goes to core 0); the terminal's mode put
  * back (board_exit, exit, fatal signals); the device interrupt. */

@@ -177,22 +177,7 @@ static int net_start(void)
 		if (epfd < 0) {
 			err = neterr(errno);
 		} else {
-			/* The thread takes none of the cores' signals. */
-			sigset_t block, old;
-			sigemptyset(&block);
-			sigaddset(&block, HOST_SIG_TICK);
-			sigaddset(&block, HOST_SIG_IPI);
-			sigaddset(&block, HOST_SIG_DEV);
-			pthread_sigmask(SIG_BLOCK, &block, &old);
-			pthread_attr_t attr;
-			pthread_t t;
-			pthread_attr_init(&attr);
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			pthread_attr_setstacksize(&attr, 64 * 1024);
-			int e = pthread_create(&t, &attr, poller, NULL);
-			pthread_attr_destroy(&attr);
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-			if (e) {
+			if (hosted_device_thread(poller) != 0) {
 				close(epfd);
 				epfd = -1;
 				err = -NETB_ENOBUFS;

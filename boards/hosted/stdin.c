@@ -219,22 +219,7 @@ void hosted_stdin_attach(void)
 	if (!stdin_open)
 		return;			/* fd 0 closed: no console input */
 	tty_make_raw();
-	/* The thread takes none of the cores' signals (they are sent to a
-	 * core's thread by id, but a process-wide one must not land here). */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, HOST_SIG_TICK);
-	sigaddset(&block, HOST_SIG_IPI);
-	sigaddset(&block, HOST_SIG_DEV);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	pthread_attr_t attr;
-	pthread_t t;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	int e = pthread_create(&t, &attr, reader, NULL);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = hosted_device_thread(reader);
 	if (e) {
 		hosted_stdin_restore();
 		printf("gmk: hosted: no console input: pthread_create: %s\n", strerror(e));
