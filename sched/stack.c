@@ -427,6 +427,38 @@ static bool small_canary_broken(struct g *gp)
 	       *(volatile uint64_t *)gp->stack_lo != STACK_CANARY;
 }
 
+/* The G whose pool stack starts where gp's ends, the piece above it in
+ * its run (a dead G's record keeps its pool stack), or NULL. Walks allgs
+ * without the lock, as sched_fault_describe does. */
+static struct g *pool_g_above(const struct g *gp)
+{
+	uintptr_t hi = gp->stack_hi;
+	if (pool_run(hi) != pool_run(gp->stack_lo))
+		return NULL;		/* the run's top piece */
+	struct g *up = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
+	for (; up; up = up->alllink)
+		if (up->stack_npages == 0 && up->stack_alloc && up->stack_lo == hi)
+			return up;
+	return NULL;
+}
+
+/*
+ * Whose overflow broke gp's canary? A small stack has no guard, so a G
+ * that overflows one writes down into the pool stacks below it: their
+ * canaries break with its own, and the first of them to be checked may
+ * be a neighbour that did nothing but sleep. Of gp and the Gs whose
+ * stacks lie right above it in its run, one over the other, each with
+ * its canary broken, the topmost is the one whose frames went down
+ * through the others'.
+ */
+static struct g *small_overflow_culprit(struct g *gp)
+{
+	struct g *up;
+	while ((up = pool_g_above(gp)) != NULL && small_canary_broken(up))
+		gp = up;
+	return gp;
+}
+
 static void stack_overflow_msg(char *buf, size_t len, struct g *gp, uintptr_t sp,
 			       const char *how)
 {
@@ -466,8 +498,16 @@ void stackcheck_sp(struct g *gp, uintptr_t sp)
 		return;			/* g0: the core's boot stack */
 	if (sp && (sp < gp->stack_lo || sp > gp->stack_hi))
 		stack_overflow(gp, sp, "its stack pointer is outside its stack");
-	if (small_canary_broken(gp))
+	if (small_canary_broken(gp)) {
+		struct g *culprit = small_overflow_culprit(gp);
+		if (culprit != gp) {
+			char how[80];
+			snprintf(how, sizeof how, "it wrote on down into goroutine %llu's stack",
+				 (unsigned long long)gp->goid);
+			stack_overflow(culprit, 0, how);
+		}
 		stack_overflow(gp, sp, "its lowest word was overwritten");
+	}
 }
 
 /*
@@ -551,7 +591,12 @@ const char *sched_fault_describe(uintptr_t addr, uintptr_t sp, char *buf, unsign
 	gp = (struct g *)atomic_loaduintptr((volatile uintptr_t *)&sched.allgs);
 	for (; gp; gp = gp->alllink) {
 		if (readgstatus(gp) != _Gdead && small_canary_broken(gp)) {
-			stack_overflow_msg(buf, len, gp, 0, "its lowest word was overwritten");
+			struct g *culprit = small_overflow_culprit(gp);
+			char how[80] = "its lowest word was overwritten";
+			if (culprit != gp)
+				snprintf(how, sizeof how, "it wrote on down into goroutine "
+					 "%llu's stack", (unsigned long long)gp->goid);
+			stack_overflow_msg(buf, len, culprit, 0, how);
 			return buf;
 		}
 	}

@@ -10,6 +10,8 @@
  *     then spins without switching: only the tick can see it;
  *   - a small stack overflowed without end, through the pool stacks
  *     below it, to the guard page below its run.
+ *   - a 1 KiB pool stack overflowed into the one below it, whose owner
+ *     sleeps meanwhile and, woken, is the first to find the damage.
  */
 #include <string.h>
 
@@ -17,6 +19,7 @@
 #include "kernel/cpu.h"
 #include "kernel/glocal.h"
 #include "kernel/page.h"
+#include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "sched/gmk.h"
@@ -385,4 +388,84 @@ TEST_FATAL(sched_small_stack_area_written_over_does_not_break_the_report,
 	go_stack(written_over_then_fault, NULL, G_STACK_SMALL);
 	for (;;)
 		gosched();
+}
+
+/* ---- a 1 KiB pool stack overflowed into its sleeping neighbour --------- */
+
+static struct g *volatile below_g;	/* the neighbour, on the piece below */
+static chan_t below_wake;
+
+/* Parked while the G above overflows into its stack, then woken: it
+ * leaves its core at once (gosched), where its own check finds its
+ * canary broken. It did nothing wrong. */
+static void sleeping_neighbour(void *arg)
+{
+	(void)arg;
+	below_g = getg();
+	chan_recv(below_wake, NULL);
+	for (;;)
+		gosched();
+}
+
+/* A frame far bigger than the stack, written in part (a buffer filled
+ * only at its low end, as a read into it would): its lowest bytes land
+ * on the neighbour's canary, more on its own, and the neighbour's saved
+ * context between them is left alone, so the neighbour runs on. */
+static __noinline void overflow_with_holes(uintptr_t lo, uintptr_t nlo)
+{
+	volatile char buf[2304];
+
+	for (size_t i = 0; i < sizeof buf; i++) {
+		uintptr_t a = (uintptr_t)&buf[i];
+		if ((a >= nlo && a < nlo + 64) || (a >= lo && a < lo + 64))
+			buf[i] = 0x5a;
+	}
+}
+
+static void overflow_into_neighbour(void *arg)
+{
+	(void)arg;
+	struct g *n = below_g;
+	if (n->stack_hi != getg()->stack_lo)
+		fatal("test: the sleeping neighbour's stack 0x%lx-0x%lx is not right below "
+		      "0x%lx", (unsigned long)n->stack_lo, (unsigned long)n->stack_hi,
+		      (unsigned long)getg()->stack_lo);
+	uintptr_t buf_lo = getg()->stack_lo - G_STACK_MIN;
+	overflow_with_holes(getg()->stack_lo, buf_lo);
+	chan_send(below_wake, NULL);	/* buffered: this G does not park */
+	/* Spin on without a switch: the neighbour, on another core, leaves
+	 * its core first (or this G's tick finds its own canary broken). */
+	for (;;)
+		arch_cpu_relax();
+}
+
+/*
+ * Two 1 KiB pool stacks, one right above the other in their run (above
+ * a third, its lowest piece): the G
+ * on the upper one overflows it, through its own canary down to its
+ * neighbour's, which sleeps meanwhile. Woken, the neighbour is the first
+ * to leave its core and finds its own canary broken; the report must
+ * name the G that overflowed (its stack's canary is broken too, and lies
+ * right above), not the neighbour.
+ */
+TEST_FATAL(sched_small_stack_overflow_into_sleeping_neighbour_names_the_g,
+	   "stack overflow (small stack 0x")
+{
+	below_wake = chan_make(0, 1);
+	/* The run's lowest piece, to a G that parks for good: the frame
+	 * that reaches the neighbour's canary goes on below it, and lands
+	 * there, not on the run's guard page (an interrupt's frame pushed
+	 * on it would fault at once, naming the G right away). */
+	never = chan_make(0, 0);
+	go_stack(parker, (void *)0, G_STACK_MIN);
+	while (!bystander[0] || readgstatus(bystander[0]) != _Gwaiting)
+		gosched();
+	go_stack(sleeping_neighbour, NULL, G_STACK_MIN);
+	while (!below_g || readgstatus(below_g) != _Gwaiting)
+		gosched();
+	uint64_t id = go_stack(overflow_into_neighbour, NULL, G_STACK_MIN);
+	test_expect_fatal("goroutine %llu: stack overflow (small stack 0x",
+			  (unsigned long long)id);
+	for (;;)		/* parked: its P is free to run the neighbour */
+		sleep_ns(NSEC_PER_SEC);
 }

@@ -7,8 +7,14 @@ OBJCOPY := $(CROSS)objcopy
 # bigger than the guard, so a big local array faults in a G's guard page
 # instead of jumping it; aarch64 gcc assumes a 64 KiB guard unless told
 # that gmk's is one 4 KiB page (2^12).
+# Without unwind tables gcc writes the call frame information (-g) to
+# .debug_frame, which gdb reads, not to .eh_frame, which the link drops:
+# else gdb guesses frames from prologues, and a shrink-wrapped function
+# (its frame record saved past a first early return, as
+# sched_preempt_safepoint) unwinds to itself (goroutine N bt, gmk-gdb.py).
 ARCH_CFLAGS := --specs=picolibc.specs --picolibc-buildtype=release -march=armv8-a -mstrict-align \
 	-mno-outline-atomics -fno-pic -mcmodel=small \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	--param=stack-clash-protection-guard-size=12 \
 	--param=stack-clash-protection-probe-interval=12
 # The link line also gets CFLAGS, so --specs=picolibc.specs is there once
