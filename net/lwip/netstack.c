@@ -268,6 +268,7 @@ static void stack_main(void *arg)
 			 * queue more loopback packets. */
 			busy = n == 64 || loop_pending();
 		} while (busy);
+		netstack_backend_wake();	/* the Gs lwIP's callbacks readied */
 		u32_t sleep = sys_timeouts_sleeptime();
 		poll_setdeadline(&stack_pd, sleep == SYS_TIMEOUTS_SLEEPTIME_INFINITE ? 0 :
 				 nanotime() + (uint64_t)sleep * NSEC_PER_MSEC + 1, 'r');

@@ -46,6 +46,10 @@ bool netstack_ping(uint32_t dst, uint64_t timeout_ns, uint64_t *rtt_ns);
  * without a NIC or beyond that. */
 bool netstack_input_frame(const void *frame, size_t len);
 
+/* The sockets' backend (backend.c): after the stack goroutine's work,
+ * an idle core for the Gs its callbacks readied (netpoll_wake, once). */
+void netstack_backend_wake(void);
+
 struct netstack_stats {
 	uint64_t wakeups;	/* times the stack goroutine ran */
 	uint64_t rx_frames, tx_frames, rx_dropped, tx_dropped;
