@@ -377,6 +377,11 @@ static void do_bind(void *arg)
 			o->r = -NETB_EINVAL;
 			return;
 		}
+		/* Go's listeners set SO_REUSEADDR (net/'s only TCP bind is a
+		 * listener's): a restarted server binds its port while the
+		 * old one's connections sit in TIME_WAIT. Two listeners on one
+		 * port are still refused, in do_listen. */
+		ip_set_option(s->tpcb, SOF_REUSEADDR);
 		e = tcp_bind(s->tpcb, &ip, o->ca->port);
 		if (e == ERR_OK)
 			from_ip(&s->tpcb->local_ip, s->tpcb->local_port, &s->laddr);
@@ -396,6 +401,20 @@ static void do_listen(void *arg)
 	if (!s || s->kind != NETB_TCP || !s->tpcb) {
 		o->r = -NETB_EINVAL;
 		return;
+	}
+	/* Linux's rule with SO_REUSEADDR: no two listeners on a port where
+	 * their addresses overlap (lwIP's own check compares the addresses
+	 * alone, so 0.0.0.0 and 127.0.0.1 would both listen). */
+	u16_t port = s->tpcb->local_port;
+	const ip_addr_t *ip = &s->tpcb->local_ip;
+	for (int i = 0; i < NSOCKS; i++) {
+		struct lsock *o2 = socks[i];
+		if (o2 && o2->listener && o2->tpcb && o2->tpcb->local_port == port &&
+		    (ip_addr_isany(ip) || ip_addr_isany(&o2->tpcb->local_ip) ||
+		     ip_addr_cmp(ip, &o2->tpcb->local_ip))) {
+			o->r = -NETB_EADDRINUSE;
+			return;
+		}
 	}
 	/* lwIP's backlog is a u8 (TCP_LISTEN_BACKLOG is off): ours is the
 	 * accept queue's, below. */

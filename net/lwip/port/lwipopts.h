@@ -45,6 +45,9 @@
 #define IP_REASSEMBLY			1
 #define IP_FRAG				1
 
+/* SO_REUSEADDR, which Go sets on its listeners (net/lwip/backend.c). */
+#define SO_REUSE			1
+
 #define TCP_MSS				1460
 #define TCP_WND				(16 * TCP_MSS)
 #define TCP_SND_BUF			(16 * TCP_MSS)
