@@ -31,6 +31,7 @@
 #include "lwip/ip4.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/stats.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 
@@ -70,6 +71,7 @@ struct lsock {
 
 static struct lsock *socks[NSOCKS];
 static int nextfree;			/* a hint */
+static uint32_t nsocks;
 static bool need_wake;
 
 static void ready(struct lsock *s, int mode)
@@ -140,6 +142,7 @@ static struct lsock *sock_new(int kind, void *token)
 		s->linger = -1;
 		s->handle = i;
 		socks[i] = s;
+		nsocks++;
 		nextfree = i + 1;
 		return s;
 	}
@@ -168,6 +171,7 @@ static void sock_free(struct lsock *s)
 {
 	rx_free(s);
 	socks[s->handle] = NULL;
+	nsocks--;
 	kfree(s->dq);
 	kfree(s);
 }
@@ -914,6 +918,23 @@ static const struct net_backend lwip_net = {
 const struct net_backend *board_net_backend(void)
 {
 	return &lwip_net;
+}
+
+static void counts(void *arg)
+{
+	struct netstack_counts *c = arg;
+	c->sockets = nsocks;
+	c->heap_used = (uint32_t)lwip_stats.mem.used;
+	c->pool_pbufs = lwip_stats.memp[MEMP_PBUF_POOL]->used;
+	c->ref_pbufs = lwip_stats.memp[MEMP_PBUF]->used;
+	c->tcp_segs = lwip_stats.memp[MEMP_TCP_SEG]->used;
+	c->tcp_pcbs = lwip_stats.memp[MEMP_TCP_PCB]->used;
+	c->udp_pcbs = lwip_stats.memp[MEMP_UDP_PCB]->used;
+}
+
+void netstack_get_counts(struct netstack_counts *c)
+{
+	netstack_call(counts, c);
 }
 
 /* The stack goroutine's loop: Gs readied by lwIP's timers or packets. */
