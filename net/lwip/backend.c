@@ -31,6 +31,8 @@
 #include "lwip/ip4.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/prot/ip.h"
+#include "lwip/prot/tcp.h"
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
@@ -290,6 +292,55 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	return ERR_OK;
 }
 
+/* lwIP 2.1's tcp_receive answers every segment out of its window with an
+ * ACK, and with a window of 0 every segment is out of it, a pure ACK
+ * too: two connected pcbs whose receive windows are both full (neither
+ * reader has read yet) answer each other's ACKs for ever. Over a wire
+ * that is a slow ping-pong; over the loopback interface it never leaves
+ * netif_poll, and the stack goroutine never gets to the readers that
+ * would open the windows (one core: the kernel stops). lwIP's IPv4 input
+ * hook drops such an ACK before TCP sees it: pure (ACK alone, no data),
+ * a window of 0, to a pcb whose own window is 0, acknowledging nothing
+ * new and announcing no change (the peer's window was 0 already). It
+ * carries nothing lwIP would act on but the answer, and a duplicate-ACK
+ * count toward a needless fast retransmit. Only these ACKs pay for the
+ * search of the sockets. */
+int netstack_ip4_input_hook(struct pbuf *p, struct netif *inp)
+{
+	(void)inp;
+	const u8_t *b = p->payload;
+	if (p->len < 20 || (b[0] >> 4) != 4 || b[9] != IP_PROTO_TCP)
+		return 0;
+	unsigned hl = (b[0] & 15u) * 4;
+	if (p->len < hl + 20)
+		return 0;
+	const u8_t *t = b + hl;
+	unsigned tot = (unsigned)b[2] << 8 | b[3], thl = (t[12] >> 4) * 4u;
+	if (tot != hl + thl || t[13] != TCP_ACK || t[14] || t[15])
+		return 0;
+	u16_t sport = (u16_t)(t[0] << 8 | t[1]), dport = (u16_t)(t[2] << 8 | t[3]);
+	u32_t seq = (u32_t)t[4] << 24 | (u32_t)t[5] << 16 | (u32_t)t[6] << 8 | t[7];
+	u32_t ack = (u32_t)t[8] << 24 | (u32_t)t[9] << 16 | (u32_t)t[10] << 8 | t[11];
+	u32_t src, dst;
+	memcpy(&src, b + 12, 4);
+	memcpy(&dst, b + 16, 4);
+	for (int i = 0; i < NSOCKS; i++) {
+		struct lsock *s = socks[i];
+		struct tcp_pcb *pcb = s ? s->tpcb : NULL;
+		if (!pcb || s->listener || pcb->local_port != dport || pcb->remote_port != sport ||
+		    ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) != src ||
+		    ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip)) != dst)
+			continue;
+		if (pcb->rcv_wnd == 0 && pcb->snd_wnd == 0 && seq == pcb->rcv_nxt &&
+		    ack == pcb->lastack) {
+			pbuf_free(p);
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
 /* ---- UDP's callback ---------------------------------------------------------- */
 
 static void on_udp(void *arg, struct udp_pcb *pcb, struct pbuf *p,
@@ -445,7 +496,7 @@ static void do_accept(void *arg)
 	}
 	struct lsock *s = l->acc_head;
 	if (!s) {
-		o->r = l->tpcb ? -NETB_EAGAIN : -l->err;
+		o->r = l->err ? -l->err : -NETB_EAGAIN;
 		return;
 	}
 	l->acc_head = s->acc_next;
@@ -942,3 +993,4 @@ void netstack_backend_wake(void)
 {
 	wake();
 }
+

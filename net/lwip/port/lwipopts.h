@@ -71,4 +71,9 @@
 #define LWIP_STATS_DISPLAY		0
 #define LWIP_DEBUG			0
 
+/* Drops the ACKs of a zero-window ACK war (net/lwip/backend.c). */
+struct pbuf;
+struct netif;
+int netstack_ip4_input_hook(struct pbuf *p, struct netif *inp);
+#define LWIP_HOOK_IP4_INPUT(p, inp)	netstack_ip4_input_hook((p), (inp))
 #endif
