@@ -64,6 +64,10 @@ struct netfd {
 static struct spinlock cachelock = SPINLOCK_INIT("net fd cache");
 static struct netfd *fdcache;		/* free netFDs, under cachelock */
 static volatile uint32_t nfds, nsockets, ncached;
+/* Gs inside fd_wait: those parked on a netFD, and no other G of the
+ * poller's (netpoll_waiters counts the lwIP stack goroutine's wait too,
+ * which comes and goes with its timers). */
+static volatile uint32_t nwaiters;
 
 static const struct net_backend *backend(void)
 {
@@ -75,7 +79,7 @@ struct net_counts net_counts(void)
 	struct net_counts c = {
 		.fds = atomic_load32(&nfds),
 		.sockets = atomic_load32(&nsockets),
-		.waiters = netpoll_waiters(),
+		.waiters = atomic_load32(&nwaiters),
 		.cached = atomic_load32(&ncached),
 	};
 	return c;
@@ -132,6 +136,14 @@ static void fd_free(struct netfd *fd)
 	fd->nextfree = fdcache;
 	fdcache = fd;
 	spin_unlock(&cachelock);
+}
+
+static int fd_wait(struct netfd *fd, int mode)
+{
+	atomic_xadd32(&nwaiters, 1);
+	int w = poll_wait(&fd->pd, mode);
+	atomic_xadd32(&nwaiters, -1);
+	return w;
 }
 
 /* ---- errors --------------------------------------------------------------- */
@@ -400,7 +412,7 @@ int net_listener_accept(net_listener *l, net_conn **c)
 			/* Back to the cache while we wait: only conns count. */
 			fd_free(nfd);
 			nfd = NULL;
-			int w = poll_wait(&fd->pd, 'r');
+			int w = fd_wait(fd, 'r');
 			if (w != POLL_OK)
 				err = poll_err(w);
 			continue;
@@ -467,7 +479,7 @@ static int fd_connect(struct netfd *fd, const struct netb_addr *to, uint64_t dea
 		poll_setdeadline(&fd->pd, deadline, 'w');
 	int err = NET_OK;
 	for (;;) {
-		int w = poll_wait(&fd->pd, 'w');
+		int w = fd_wait(fd, 'w');
 		if (w != POLL_OK) {
 			err = poll_err(w);
 			break;
@@ -574,7 +586,7 @@ int net_conn_read(net_conn *c, void *buf, size_t len, size_t *n)
 			break;
 		}
 		if (r == -NETB_EAGAIN) {
-			int w = poll_wait(&fd->pd, 'r');
+			int w = fd_wait(fd, 'r');
 			if (w != POLL_OK)
 				err = poll_err(w);
 			continue;
@@ -605,7 +617,7 @@ int net_conn_write(net_conn *c, const void *buf, size_t len, size_t *n)
 			continue;
 		}
 		if (r == -NETB_EAGAIN || r == 0) {
-			int w = poll_wait(&fd->pd, 'w');
+			int w = fd_wait(fd, 'w');
 			if (w != POLL_OK)
 				err = poll_err(w);
 			continue;
@@ -639,7 +651,7 @@ int net_conn_read_from(net_conn *c, void *buf, size_t len, size_t *n,
 			break;
 		}
 		if (r == -NETB_EAGAIN) {
-			int w = poll_wait(&fd->pd, 'r');
+			int w = fd_wait(fd, 'r');
 			if (w != POLL_OK)
 				err = poll_err(w);
 			continue;
@@ -671,7 +683,7 @@ int net_conn_write_to(net_conn *c, const void *buf, size_t len,
 			break;
 		}
 		if (r == -NETB_EAGAIN) {
-			int w = poll_wait(&fd->pd, 'w');
+			int w = fd_wait(fd, 'w');
 			if (w != POLL_OK)
 				err = poll_err(w);
 			continue;

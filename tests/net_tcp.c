@@ -360,6 +360,31 @@ TEST(net_tcp_listen_on_a_port_in_use_is_address_already_in_use)
 	NET_EXPECT_NO_LEAK(c0);
 }
 
+/* Go's listeners set SO_REUSEADDR: a server that closed its connections
+ * first (they wait in TIME_WAIT) listens on its port again at once; two
+ * listeners whose addresses overlap on one port still may not. */
+TEST(net_tcp_a_port_listens_again_while_its_closed_connections_wait)
+{
+	struct net_counts c0 = net_test_begin();
+	struct net_addr la;
+	net_listener *l = net_test_listen(&la), *l2, *l3 = (net_listener *)1;
+	net_conn *c, *s;
+	net_test_pair(l, &la, &c, &s);
+	char addr[32], any[32], buf[8];
+	size_t n;
+	NET_ASSERT_OK(net_conn_close(s));	/* the server closes first */
+	EXPECT_EQ(net_conn_read(c, buf, sizeof buf, &n), NET_EOF);
+	net_conn_close(c);
+	NET_ASSERT_OK(net_listener_close(l));
+	net_test_addrstr(&la, addr, sizeof addr);
+	NET_ASSERT_OK(net_listen("tcp", addr, &l2));
+	snprintf(any, sizeof any, "0.0.0.0:%u", la.port);
+	EXPECT_EQ(net_listen("tcp", any, &l3), NET_ERR_ADDR_IN_USE);
+	EXPECT(l3 == NULL);
+	net_listener_close(l2);
+	NET_EXPECT_NO_LEAK(c0);
+}
+
 /* ---- Gs on one connection ---- */
 
 #define RW_BYTES (256u << 10)

@@ -23,13 +23,11 @@ static inline struct net_counts net_test_begin(void)
 	return net_counts();
 }
 
-/* The parked-G count may still hold a G that has already run: an
- * interrupt handler on another core counts it out just after it pushed
- * it to the ready list (sched/netpoll.c: counted twice for a moment,
- * never in neither). It settles; a leak does not. */
+/* A G readied just now (its wait over, its count not yet dropped) has
+ * yet to run: it settles; a leak does not. */
 static inline void net_test_settle(uint32_t waiters)
 {
-	for (uint64_t i = 0; netpoll_waiters() > waiters && i < 10000000ull; i++)
+	for (uint64_t i = 0; net_counts().waiters > waiters && i < 10000000ull; i++)
 		gosched();
 }
 

@@ -273,6 +273,7 @@ static void stack_main(void *arg)
 			 * queue more loopback packets. */
 			busy = n == 64 || loop_pending();
 		} while (busy);
+		netstack_backend_wake();	/* the Gs lwIP's callbacks readied */
 		/* lwIP's cyclic timers (ARP, DHCP, reassembly) serve a NIC;
 		 * TCP's serves its connections. A stack with neither (its
 		 * loopback alone: the QEMU boots without a NIC) has nothing a

@@ -46,6 +46,19 @@ bool netstack_ping(uint32_t dst, uint64_t timeout_ns, uint64_t *rtt_ns);
  * without a NIC or beyond that. */
 bool netstack_input_frame(const void *frame, size_t len);
 
+/* The sockets' backend (backend.c): after the stack goroutine's work,
+ * an idle core for the Gs its callbacks readied (netpoll_wake, once). */
+void netstack_backend_wake(void);
+
+/* What the sockets hold of lwIP now (the leak checks): the backend's
+ * sockets open, lwIP's heap in use (bytes), its pool pbufs, reference
+ * pbufs, TCP segments and pcbs (TIME_WAIT ones included: lwIP keeps
+ * them 2 minutes), UDP pcbs. */
+struct netstack_counts {
+	uint32_t sockets, heap_used, pool_pbufs, ref_pbufs, tcp_segs, tcp_pcbs, udp_pcbs;
+};
+void netstack_get_counts(struct netstack_counts *c);
+
 struct netstack_stats {
 	uint64_t wakeups;	/* times the stack goroutine ran */
 	uint64_t rx_frames, tx_frames, rx_dropped, tx_dropped;
