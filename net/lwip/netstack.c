@@ -281,8 +281,11 @@ static void stack_main(void *arg)
 		 * waits on a channel. It then holds no timer and is no device
 		 * waiter, so it hides no program's deadlock from checkdead
 		 * (which gives up at a pending timer or a device's waiter) and
-		 * changes no test's count of either under it. */
-		if (!nic && !tcp_active_pcbs && !tcp_tw_pcbs) {
+		 * changes no test's count of either under it. Connections in
+		 * TIME_WAIT do not keep it awake: on loopback no late segment
+		 * can arrive for them to absorb, and their clock (tcp_ticks)
+		 * stands still meanwhile; the pool reuses them first. */
+		if (!nic && !tcp_active_pcbs) {
 			chan_recv(idle_wake, NULL);
 			continue;
 		}
