@@ -40,6 +40,7 @@ static char fatal_expect[128];
 static char traceback_expect[TRACEBACK_EXPECT_MAX][384];
 static unsigned ntraceback_expect;
 static bool no_traceback;
+static const char *traceback_lacks;	/* test_expect_traceback_lacks */
 
 bool glob_match(const char *pat, const char *s)
 {
@@ -181,6 +182,11 @@ void test_expect_no_traceback(void)
 	no_traceback = true;
 }
 
+void test_expect_traceback_lacks(const char *text)
+{
+	traceback_lacks = text;
+}
+
 /* Did the stacks printed (kernel/traceback.h) come out as expected? */
 static bool traceback_as_expected(void)
 {
@@ -188,6 +194,10 @@ static bool traceback_as_expected(void)
 
 	if (no_traceback && got[0]) {
 		printf("# expected no stacks, but they were printed\n");
+		return false;
+	}
+	if (traceback_lacks && strstr(got, traceback_lacks)) {
+		printf("# expected stacks without \"%s\"\n", traceback_lacks);
 		return false;
 	}
 	for (unsigned i = 0; i < ntraceback_expect; i++)

@@ -18,7 +18,8 @@
  *                             goroutines' stacks printed after the message
  *                             must also match (kernel/traceback.h; up to
  *                             4, each matched on its own);
- *                             test_expect_no_traceback(): none printed.
+ *                             test_expect_no_traceback(): none printed;
+ *                             test_expect_traceback_lacks(s): none has s.
  *   test_skip("why")          leave the test as skipped (counted apart);
  *                             test_needs_async_preempt() and
  *                             test_needs_small_stacks() skip it where the
@@ -88,6 +89,7 @@ void test_expect_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * it prints none. */
 void test_expect_traceback(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void test_expect_no_traceback(void);
+void test_expect_traceback_lacks(const char *text);
 /* Expected-fatal bookkeeping used by panic()/fatal(), after the stacks. */
 void test_fatal_hook(const char *msg);
 /* After a crash inside a test: the summary line, last. */

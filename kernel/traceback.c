@@ -82,6 +82,27 @@ static void print_frame(uintptr_t pc, bool at_pc)
 		tb_printf("\t?:0 +0x%lx\n", (unsigned long)(pc - loc.entry));
 }
 
+/*
+ * Go's printcreatedby1: after a G's frames, the go statement that made
+ * it (gopc, a return address: its line is the call's) and the G that ran
+ * it (0, g0, is not named). Nothing for a pc outside the table, as Go
+ * prints nothing for a pc it cannot find.
+ */
+void traceback_createdby(uintptr_t gopc, uint64_t parentgoid)
+{
+	struct symtab_loc loc;
+
+	if (!gopc || !symtab_lookup(gopc - 1, &loc))
+		return;
+	if (parentgoid)
+		tb_printf("created by %s in goroutine %llu\n", loc.func,
+			  (unsigned long long)parentgoid);
+	else
+		tb_printf("created by %s\n", loc.func);
+	tb_printf("\t%s:%u +0x%lx\n", loc.line ? loc.file : "?", (unsigned)loc.line,
+		  (unsigned long)(gopc - loc.entry));
+}
+
 /* May a frame record {next fp, return address} be read at fp? Only
  * inside the stack [lo, hi): RAM around a stack may be a guard page. */
 static bool record_ok(uintptr_t fp, uintptr_t lo, uintptr_t hi)

@@ -43,6 +43,10 @@ bool traceback_set(const char *val);
 void traceback_frames(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
 		      uintptr_t lo, uintptr_t hi);
 
+/* Go's "created by F in goroutine N" and the go statement's file:line,
+ * for the G that the go statement returning to gopc made. */
+void traceback_createdby(uintptr_t gopc, uint64_t parentgoid);
+
 /* printf for the report: also kept in a buffer that a fatal test's
  * expectation reads (kernel/test.c, test_expect_traceback). */
 void tb_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

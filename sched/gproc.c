@@ -184,11 +184,14 @@ __attribute__((noreturn)) void gstart(void)
 
 /*
  * newproc1: a runnable G that will run fn(arg) on a fresh stack of at
- * least stack_bytes. The caller queues it. Inline in go_stack; sched_main
- * calls it out of line (schedimpl.h declares it without `inline`, which
- * makes this C99's external definition as well).
+ * least stack_bytes; gostmt: made by a go statement (a caller that
+ * inlines it), not by the scheduler (the main G). The caller queues it.
+ * Inline in go_stack; sched_main calls it out of line (schedimpl.h
+ * declares it without `inline`, which makes this C99's external
+ * definition as well).
  */
-__always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes)
+__always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes,
+				   bool gostmt)
 {
 	if (stack_bytes <= 0)
 		panic("go_stack: stack size %ld is not positive", stack_bytes);
@@ -220,9 +223,13 @@ __always_inline struct g *newproc1(void (*fn)(void *), void *arg, long stack_byt
 	 * this record was (proc.c, watchdog_check). */
 	__atomic_store_n(&newg->entry, fn, __ATOMIC_RELAXED);
 	newg->arg = arg;
-	newg->preempt = 0;
-	newg->waitreason = 0;
-	newg->stack_bytes = (uint32_t)stack_bytes;
+	/* gopc, and waitreason, preempt, lockedext cleared (runtime2.h):
+	 * a pc's upper half is 0 (sched_main checks), so no mask. Inline
+	 * in go, go_stack and go_copy_stack (gostmt): their return address
+	 * is the go statement's. Read here, not passed in, so that it is
+	 * not held across the calls above. */
+	newg->spawnword = gostmt ? (uintptr_t)__builtin_return_address(0) : 0;
+	newg->parentgoid = getg()->goid;
 	gobuf_init(&newg->sched, newg);
 	if (newg->stack_hi)
 		gobuf_set_stack(&newg->sched, newg->stack_hi);
@@ -273,7 +280,7 @@ newproc(void (*fn)(void *), void *arg, long stack_bytes, size_t copysize)
 	/* Preemption off: newproc1's free list and runqput are "this P's",
 	 * used as its owner; a G preempted halfway would resume elsewhere. */
 	preempt_disable();
-	struct g *newg = newproc1(fn, arg, stack_bytes);
+	struct g *newg = newproc1(fn, arg, stack_bytes, true);
 	if (copysize && !h) {
 		memcpy(newg->argbuf, arg, copysize);
 		newg->arg = newg->argbuf;
@@ -299,7 +306,10 @@ uint64_t go(void (*fn)(void *), void *arg)
 	return newproc(fn, arg, G_STACK_DEFAULT, 0);
 }
 
-uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes)
+/* go_copy_stack's body, inline in go_copy too, so that gopc is the
+ * caller's whichever of the two it called. */
+static __always_inline uint64_t
+newproc_copy(void (*fn)(void *), const void *arg, size_t size, long stack_bytes)
 {
 	if (size == 0)
 		return newproc(fn, NULL, stack_bytes, 0);
@@ -310,7 +320,12 @@ uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long st
 	return newproc(fn, (void *)arg, stack_bytes, size);
 }
 
+uint64_t go_copy_stack(void (*fn)(void *), const void *arg, size_t size, long stack_bytes)
+{
+	return newproc_copy(fn, arg, size, stack_bytes);
+}
+
 uint64_t go_copy(void (*fn)(void *), const void *arg, size_t size)
 {
-	return go_copy_stack(fn, arg, size, G_STACK_DEFAULT);
+	return newproc_copy(fn, arg, size, G_STACK_DEFAULT);
 }

@@ -1854,7 +1854,7 @@ __hot void goexit0(struct g *gp)
 		kfree(gp->arg);
 	__atomic_store_n(&gp->entry, NULL, __ATOMIC_RELAXED);	/* the watchdog reads it */
 	gp->arg = NULL;
-	gp->waitreason = 0;
+	/* waitreason: newproc1 clears it with gopc (g->spawnword). */
 	if (unlikely(gp->lockedm != NULL)) {
 		/* Exited locked: the lock ends with it (Go ends the thread;
 		 * a core stays). */
@@ -2168,7 +2168,14 @@ void sched_main(bool boot_core)
 {
 	if (boot_core) {
 		schedinit();	/* this core: M0, with P0, on its g0 */
-		struct g *gp = newproc1(kernel_main_g, NULL, G_STACK_DEFAULT * 4);
+		/* g->gopc keeps 32 bits of a pc, and newproc1 stores the
+		 * whole pc over it and the fields after it, which its upper
+		 * half clears: the text must lie below 4 GiB (x86-64's small
+		 * code model, every board's LOAD_ADDR). */
+		if ((uintptr_t)kernel_main_g > UINT32_MAX)
+			fatal("kernel text at 0x%lx: above 4 GiB, which g->gopc cannot hold",
+			      (unsigned long)kernel_main_g);
+		struct g *gp = newproc1(kernel_main_g, NULL, G_STACK_DEFAULT * 4, false);
 		runqput(allp[0], gp, false);
 		atomic_store32(&mainstarted, 1);
 		smp_release_cores();	/* publishes schedinit (store-release) */

@@ -112,10 +112,29 @@ struct g {
 	 * (Go's lockedm and lockedExt). Written by the G itself while it
 	 * runs; read by others only while it does not (ready, schedule). */
 	struct m *lockedm;
-	uint32_t stack_bytes;		/* requested usable stack size */
-	uint8_t waitreason;		/* enum waitreason while _Gwaiting */
-	volatile uint8_t preempt;	/* preemption requested, and why: preempt* */
-	uint16_t lockedext;
+	/* spawnword: newproc1 sets gopc and clears waitreason, preempt and
+	 * lockedext (0 in a dead G already) with one store of the pc: Go's
+	 * gopc at no cost to the spawn path's instruction budget. */
+	union {
+		struct {
+			/* Go's gopc: the pc after the go statement that made
+			 * this G (the return address of go, go_stack,
+			 * go_copy...), for the traceback's "created by" line;
+			 * 0 for the main G. 32 bits: every board's text lies
+			 * below 4 GiB (sched_main checks). */
+			uint32_t gopc;
+			uint8_t waitreason;	/* enum waitreason while _Gwaiting */
+			volatile uint8_t preempt; /* preemption requested, and why: preempt* */
+			uint16_t lockedext;
+		};
+		uint64_t spawnword;
+	};
+	/* Go's parentGoid: the goid of the G that ran the go statement; 0
+	 * if g0 did (a timer callback) and for the main G. */
+	uint64_t parentgoid;
+#ifdef G_RECORD_PAD
+	unsigned char record_pad[G_RECORD_PAD];	/* the arch's longer gobuf */
+#endif
 	/* go_copy's copy of the argument (sched/gproc.c), for the G's whole
 	 * life, when it fits. Last, in a line of its own (the record's
 	 * third): the switch path, and a G not made by go_copy, never touch

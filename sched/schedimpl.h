@@ -219,7 +219,7 @@ static inline uint32_t readgstatus(struct g *gp)
 }
 
 /* gproc.c */
-struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes);
+struct g *newproc1(void (*fn)(void *), void *arg, long stack_bytes, bool gostmt);
 /* The entry of a G whose go_copy argument is in a kmalloc block (arg):
  * it calls the G's function; goexit0 frees the block (gproc.c). */
 void go_copy_heap_start(void *block);

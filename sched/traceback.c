@@ -6,6 +6,8 @@
  *   goroutine N [status or wait reason]:
  *   function(...)
  *   	file.c:LINE +0xOFF
+ *   created by function in goroutine P
+ *   	file.c:LINE +0xOFF
  *
  * with its stack walked from where it stands (kernel/traceback.c): a
  * parked G from the frame record in the block mcall pushed (its gobuf's
@@ -53,6 +55,14 @@ static void goroutine_header(struct g *gp, uint32_t status)
 		tb_printf("\ngoroutine %llu [%s]:\n", (unsigned long long)gp->goid, what);
 }
 
+/* Go's printcreatedby: every G's but the main one's (goid 1, which
+ * sched_main made with gopc 0) and g0's (not a G here). */
+static void createdby(struct g *gp)
+{
+	if (gp->goid != 1)
+		traceback_createdby(gp->gopc, gp->parentgoid);
+}
+
 /* A G that is not running: its stack from its saved context. */
 static void saved_stack(struct g *gp)
 {
@@ -93,6 +103,7 @@ void sched_traceback(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
 	if (me && me->goid != 0) {
 		goroutine_header(me, _Grunning);
 		traceback_frames(pc, lr, sp, fp, lo, hi);
+		createdby(me);
 	} else if (sched_stack) {
 		/* g0 (the scheduler, a timer callback) or the boot before the
 		 * scheduler: Go's "runtime stack". */
@@ -121,6 +132,7 @@ void sched_traceback(uintptr_t pc, uintptr_t lr, uintptr_t sp, uintptr_t fp,
 			tb_printf("\tgoroutine running on other core; stack unavailable\n");
 		else
 			saved_stack(gp);
+		createdby(gp);
 	}
 	if (more)
 		tb_printf("\n...%u more goroutines not shown\n", more);

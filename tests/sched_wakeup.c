@@ -414,8 +414,8 @@ static void ns_race(enum sched_race_point pt)
 	if (mp->spinning && atomic_cas32(&ns_phase, NS_ARMED, NS_SPINNER_HELD)) {
 		ns_spin_until(&ns_phase, NS_INJECTED);
 	} else if (!mp->spinning && atomic_cas32(&ns_phase, NS_SPINNER_HELD, NS_INJECTING)) {
-		struct g *ga = newproc1(ns_ga, NULL, G_STACK_DEFAULT);
-		struct g *gb = newproc1(ns_gb, NULL, G_STACK_DEFAULT);
+		struct g *ga = newproc1(ns_ga, NULL, G_STACK_DEFAULT, false);
+		struct g *gb = newproc1(ns_gb, NULL, G_STACK_DEFAULT, false);
 		spin_lock_nopreempt(&sched.lock);
 		globrunqput(ga);
 		globrunqput(gb);

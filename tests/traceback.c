@@ -161,6 +161,59 @@ TEST_FATAL(traceback_all_prints_the_other_goroutines_too, "deliberate panic with
 	panic("deliberate panic with traceback=all");
 }
 
+/* ---- created by: the go statement that made a G, and its parent ------ */
+
+static chan_t tb_cb_c;
+static int tb_cb_go_line;
+static volatile uint64_t tb_cb_child;
+
+static NOINLINE void tb_cb_leaf(void *arg)
+{
+	int v;
+
+	chan_recv(tb_cb_c, &v);
+}
+
+static NOINLINE void tb_cb_spawner(void *arg)
+{
+	int v;
+
+	AT(tb_cb_go_line, tb_cb_child = go(tb_cb_leaf, NULL));
+	chan_recv(tb_cb_c, &v);
+}
+
+TEST_FATAL(traceback_created_by_names_the_go_statement_and_parent,
+	   "deliberate panic with two generations of goroutines")
+{
+	int go_line;
+
+	tb_cb_c = chan_make(sizeof(int), 0);
+	uint64_t spawner;
+	AT(go_line, spawner = go(tb_cb_spawner, NULL));
+	ASSERT(chan_wait_for_waiters(tb_cb_c, true, 2, 10 * NSEC_PER_SEC));
+	ASSERT(traceback_set("all"));
+	/* Go's: "created by F in goroutine N", then the go statement's
+	 * line. Each glob's last lines belong to one G alone. */
+	test_expect_traceback("\ngoroutine %llu [chan receive]:\n*\ntb_cb_spawner(...)\n*\n"
+			      "created by test_fn_traceback_created_by_names_the_go_statement_and_parent"
+			      " in goroutine 1\n\ttests/traceback.c:%d +0x",
+			      (unsigned long long)spawner, go_line);
+	test_expect_traceback("\ngoroutine %llu [chan receive]:\n*\ntb_cb_leaf(...)\n*\n"
+			      "created by tb_cb_spawner in goroutine %llu\n\ttests/traceback.c:%d +0x",
+			      (unsigned long long)tb_cb_child, (unsigned long long)spawner,
+			      tb_cb_go_line);
+	panic("deliberate panic with two generations of goroutines");
+}
+
+/* The main G was made by no go statement (Go prints none for it). */
+TEST_FATAL(traceback_main_goroutine_has_no_created_by, "deliberate panic in the main goroutine")
+{
+	test_expect_traceback("\ngoroutine 1 [running]:\n"
+			      "test_fn_traceback_main_goroutine_has_no_created_by(...)\n");
+	test_expect_traceback_lacks("created by");
+	panic("deliberate panic in the main goroutine");
+}
+
 TEST(traceback_option_takes_none_single_or_all)
 {
 	enum traceback_level was = traceback_level;

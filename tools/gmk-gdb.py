@@ -10,7 +10,8 @@
 #   info goroutines      every live G: id, status, wait reason, M/P, entry, pc
 #   goroutine N bt       backtrace of G N from its saved context (the
 #                        registers mcall pushed on its stack, or the frame
-#                        copy of a preempted G); a running G's from its core
+#                        copy of a preempted G); a running G's from its core;
+#                        then Go's "created by F in goroutine P" and its line
 #   info ps              each P: status, M, run queue, runnext, timers
 #   info sched           the global scheduler state and queue
 #
@@ -286,6 +287,7 @@ class GoroutineCmd(gdb.Command):
             walk(gdb.newest_frame())
         finally:
             old.switch()
+        created_by(gp)
 
     def bt_saved(self, gp):
         try:
@@ -294,6 +296,7 @@ class GoroutineCmd(gdb.Command):
             print("goroutine %d (%s): not started yet, no stack; it will run %s" %
                   (int(gp["goid"]), GSTATUS.get(int(gp["atomicstatus"]), "?"),
                    g_entry(gp)))
+            created_by(gp)
             return
         gdb.execute("frame 0", to_string=True)
         # gdb gives aarch64's x registers as signed longs: a value with the
@@ -309,6 +312,20 @@ class GoroutineCmd(gdb.Command):
             gdb.execute("frame 0", to_string=True)
             for r, v in saved.items():
                 gdb.execute("set $%s = 0x%x" % (r, v), to_string=True)
+        created_by(gp)
+
+
+def created_by(gp):
+    """As Go's traceback ends: the go statement that made gp (its gopc, a
+    return address: the call is the instruction before) and the G that
+    ran it (none: g0); nothing for the main G."""
+    pc = int(gp["gopc"])
+    if pc == 0 or int(gp["goid"]) == 1:
+        return
+    sal = gdb.find_pc_line(pc - 1)
+    loc = " at %s:%d" % (sal.symtab.filename, sal.line) if sal.symtab else ""
+    parent = int(gp["parentgoid"])
+    print("created by %s%s%s" % (symname(pc - 1), " in goroutine %d" % parent if parent else "", loc))
 
 
 def walk(frame, limit=64):

@@ -1,9 +1,9 @@
 /*
  * x86-64's gobuf (the next gobuf_arch.h on the include path: the hosted
- * board runs x86_64's switch.S as it is), plus one word after g for the
- * sanitizers: the G's fiber (ThreadSanitizer's __tsan_create_fiber
- * handle), used by the sanitizer builds' switch annotations (san.c) and 0
- * elsewhere. switch.S only uses the GOBUF_* offsets, and struct g's M
+ * board runs x86_64's switch.S as it is), plus, in the sanitizer builds
+ * (GMK_SAN_FIBERS), one word after g: the G's fiber (ThreadSanitizer's
+ * __tsan_create_fiber handle), used by their switch annotations
+ * (san.c). switch.S only uses the GOBUF_* offsets, and struct g's M
  * follows the gobuf at GOBUF_SIZE (G_M), so the longer gobuf needs
  * nothing of it. Only through kernel/gobuf.h.
  */
@@ -30,14 +30,22 @@
 #undef arch_gogo_jump
 #endif
 
+/* Only in the builds that switch fibers: elsewhere the word would push
+ * struct g's gopc and parentgoid out of its first two lines (the record
+ * of a sanitizer build takes four). */
+#ifdef GMK_SAN_FIBERS
 #define GOBUF_SIZE	32
-#define GOBUF_ARCH_FIELDS	void *fiber;	/* sanitizer builds: the G's fiber */
+#define GOBUF_ARCH_FIELDS	void *fiber;	/* the G's fiber */
+#define G_RECORD_PAD	48	/* struct g's argbuf, then, at its fourth line */
+#endif
 
 #ifndef __ASSEMBLY__
+#ifdef GMK_SAN_FIBERS
 /* A G's fiber outlives its gobuf's reinitialisation (G records are
  * reused): gobuf_init keeps it. */
 void *host_san_fiber_for(void *old_fiber, void *g);
 #define arch_gobuf_init(b, g)	((b)->fiber = host_san_fiber_for((b)->fiber, (g)))
+#endif
 
 struct host_glocal {
 	char *strtok_pos;	/* strtok's position (strtok.c) */

@@ -141,7 +141,6 @@ SAN_SWITCH_TEXT void mcall(void (*fn)(struct g *))
 
 #else
 
-void *host_san_fiber_for(void *old_fiber, void *g) { return old_fiber; }
 void host_san_thread_init(struct cpu *c) { }
 void host_san_leave_to(void *g) { }
 
