@@ -319,7 +319,7 @@ QUIET_CC ?=
 say = $(if $(Q),$(if $(QUIET_CC),:,echo "  $(1)"),:)
 
 # ---- rules -------------------------------------------------------------
-.PHONY: all kernel run test bench bench-compare debug image sdcard deps clean host-test replay fuzz fuzz-replay help
+.PHONY: all kernel run test bench bench-compare bench-net debug image sdcard deps clean host-test replay fuzz fuzz-replay help
 all: kernel
 
 # make help: the targets and variables in short; the documentation has the
@@ -336,7 +336,7 @@ help:
 	'  trace            boot with the execution tracer, for go tool trace and Perfetto (docs/debugging.md)' \
 	'  debug            boot halted for gdb, goroutine commands loaded (docs/debugging.md)' \
 	'  image, sdcard    the bootable files; a Raspberry Pi SD card (docs/boards/)' \
-	'  bench, bench-compare  benchmarks; gmk beside Go (docs/benchmarks.md)' \
+	'  bench, bench-compare, bench-net  benchmarks; gmk beside Go (docs/benchmarks.md)' \
 	'  new-app DIR=d    an application skeleton (docs/programs.md)' \
 	'  fuzz, fuzz-replay CRASH=f, host-test, board-facts, deps, clean, distclean' \
 	'' \
@@ -538,6 +538,11 @@ bench:
 bench-compare:
 	$(Q)tools/deps --board $(BENCH_COMPARE_BOARD) --for bench-compare
 	$(Q)tools/bench-compare --board $(BENCH_COMPARE_BOARD) --smp '$(BENCH_SMP)'
+
+# The hosted board's echo and HTTP servers against Go's (tools/bench-net).
+bench-net:
+	$(Q)tools/deps --board hosted --for bench-compare
+	$(Q)tools/bench-net
 
 # ---- seeing the scheduler: execution trace and gdb ----------------------
 # make trace: boot with trace=on, get the trace out, convert it for
