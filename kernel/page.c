@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "kernel/atomic.h"
 #include "kernel/board.h"
 #include "kernel/page.h"
 #include "kernel/panic.h"
@@ -48,7 +49,8 @@ struct region {
 static struct region regions[MAX_REGIONS];
 static unsigned nregions;
 static struct spinlock page_lock = SPINLOCK_INIT("page");
-static uint64_t bytes_in_use, bytes_total;
+static volatile uint64_t bytes_in_use;
+static uint64_t bytes_total;
 static uintptr_t ram_lo = UINTPTR_MAX, ram_hi;
 
 extern char _kernel_start[];		/* linker script */
@@ -178,7 +180,7 @@ static void free_block(struct region *r, uintptr_t idx, unsigned order)
 	if (r->meta[idx] & META_FREE)
 		panic("page_free: double free of %p",
 		      (void *)(r->base + idx * PAGE_SIZE));
-	bytes_in_use -= PAGE_SIZE << order;
+	atomic_xadd64(&bytes_in_use, -(int64_t)(PAGE_SIZE << order));
 	while (order < MAX_ORDER) {
 		uintptr_t buddy = idx ^ (1ul << order);
 		if (buddy + (1ul << order) > r->npages ||
@@ -223,7 +225,7 @@ static void *region_alloc_run(struct region *r, size_t npages)
 		uintptr_t first = idx + blk - need * blk;
 		for (uintptr_t i = first; i <= idx; i += blk)
 			list_remove(r, MAX_ORDER, r->base + i * PAGE_SIZE);
-		bytes_in_use += need * blk * PAGE_SIZE;
+		atomic_xadd64(&bytes_in_use, need * blk * PAGE_SIZE);
 		if (need * blk > npages)
 			free_run(r, first + npages, need * blk - npages);
 		return (void *)(r->base + first * PAGE_SIZE);
@@ -252,7 +254,7 @@ void *page_alloc_nozero_try(size_t npages)
 		p = region_alloc(r, order);
 	}
 	if (p) {
-		bytes_in_use += PAGE_SIZE << order;
+		atomic_xadd64(&bytes_in_use, PAGE_SIZE << order);
 		if (npages < (1ul << order))	/* the tail goes back at once */
 			free_run(r, ((uintptr_t)p - r->base) / PAGE_SIZE + npages,
 				 (1ul << order) - npages);
@@ -358,7 +360,9 @@ void page_free(void *ptr, size_t npages)
 	spin_unlock_irqrestore(&page_lock, flags);
 }
 
-uint64_t page_bytes_in_use(void) { return bytes_in_use; }
+/* Read without page_lock (tests, schedtrace): the count is written under
+ * it, atomically, so that a reader on another core sees a whole value. */
+uint64_t page_bytes_in_use(void) { return atomic_load64(&bytes_in_use); }
 uint64_t page_bytes_total(void) { return bytes_total; }
 
 bool page_addr_valid(uintptr_t addr)
