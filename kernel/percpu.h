@@ -97,6 +97,12 @@ struct cpu {
 	} wake_hist[WAKE_HISTORY];
 	volatile uint32_t wake_seq;
 
+	/* The most cpu_idle_ns has returned for this core, and the most it
+	 * raised an answer to that (clocks' skew between cores, kernel/time.c):
+	 * written by the cores that read this core's idle time. */
+	volatile uint64_t idle_read_max;
+	volatile uint64_t idle_read_raised;
+
 	/* Console line assembly (kernel/console.c). */
 	uint32_t linelen;
 	char line[256];

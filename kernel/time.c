@@ -77,7 +77,20 @@ void cpu_halt(void)
 	atomic_store32(&c->halt_seq, c->halt_seq + 1);	/* even: store-release */
 }
 
-uint64_t cpu_idle_ns(const struct cpu *c)
+/*
+ * A reader's estimate of a halt in progress uses its own clock, and the
+ * halting core ends the halt with its own: a reader whose clock runs a
+ * few cycles ahead of the halter's (cores' TSCs in a virtual machine, or
+ * a TSC read that completes after the seq check it follows) can return
+ * more than the halt will add, and the next look would be smaller, by a
+ * nanosecond (hosted, 29 of 2.8 million reads on a loaded 2-core host).
+ * So every answer is raised to the most any reader has returned for this
+ * core (idle_read_max, a CAS-max): answers never go backwards, on any
+ * core, and an answer is at most that skew ahead of the truth. The most
+ * an answer was raised is kept (idle_read_raised): a reader that counted
+ * a halt twice would be raised by a halt's length, nanoseconds no more.
+ */
+uint64_t cpu_idle_ns(struct cpu *c)
 {
 	uint32_t seq;
 	uint64_t since, idle, now;
@@ -90,7 +103,18 @@ uint64_t cpu_idle_ns(const struct cpu *c)
 		now = nanotime();
 		smp_rmb();
 	} while (__atomic_load_n(&c->halt_seq, __ATOMIC_RELAXED) != seq);
-	return idle + (since && now > since ? now - since : 0);
+	uint64_t v = idle + (since && now > since ? now - since : 0);
+	for (;;) {
+		uint64_t max = atomic_load64(&c->idle_read_max);
+		if (max >= v) {
+			uint64_t r = atomic_load64(&c->idle_read_raised);
+			while (max - v > r && !atomic_cas64(&c->idle_read_raised, r, max - v))
+				r = atomic_load64(&c->idle_read_raised);
+			return max;
+		}
+		if (atomic_cas64(&c->idle_read_max, max, v))
+			return v;
+	}
 }
 
 void timer_arm_after(uint64_t ns)

@@ -64,7 +64,7 @@ void cpu_halt(void);
  * when none is remembered. Any core may ask about any core. */
 bool timer_tick_find(const struct cpu *c, uint64_t armed_lo, uint64_t armed_hi,
 		     uint64_t at_lo, uint64_t at_hi, uint64_t *at, uint64_t *armed);
-uint64_t cpu_idle_ns(const struct cpu *c);
+uint64_t cpu_idle_ns(struct cpu *c);
 
 /* Program this core's next timer interrupt `ns` from now. */
 void timer_arm_after(uint64_t ns);
