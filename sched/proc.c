@@ -1090,10 +1090,15 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 		 * the slice ended before (the tick preempted its G, or the P
 		 * was idle), with a slice of its own dated now. Where it ran
 		 * past its end unseen (a G held a lock past it and parked
-		 * under it), with that slice's rest, as Go's inherits it: the
-		 * tick ends it at its next look. Only once in such a slice: a
-		 * chain of timers' Gs past its end (a G sleeping 1 ns in a
-		 * loop) goes behind the others below, as any chain. */
+		 * under it), Go's inherits that slice's rest, nothing, and
+		 * sysmon ends it at its next look, 20 us at the soonest. The
+		 * tick here looks again within PREEMPT_RETRY_NS of the last
+		 * look, and could end it before its first step: to the global
+		 * queue's tail, behind every G queued here (1 boot in 25,
+		 * loaded). So it gets a resumed G's least run (resume_min_ns)
+		 * from now, dated as the slice's rest. Only once in such a
+		 * slice: a chain of timers' Gs past its end (a G sleeping 1 ns
+		 * in a loop) goes behind the others below, as any chain. */
 		*inherit_time = true;
 		if (pp->sliceendtick == pp->schedtick) {
 			pp->sliceendtick = pp->schedtick - 1;
@@ -1101,7 +1106,9 @@ runnext_sliceover(struct p *pp, struct g *gp, bool *inherit_time)
 			return gp;
 		}
 		if (pp->slicetimerg != pp->schedtick + 1) {
+			uint64_t slice = sched_slice_ns();
 			pp->slicetimerg = pp->schedtick + 1;
+			slice_dated(pp, nanotime() + resume_min_ns(slice) - slice);
 			return gp;
 		}
 		*inherit_time = false;
