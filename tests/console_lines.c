@@ -83,7 +83,7 @@ TEST(console_lines_printed_in_pieces_by_8_goroutines_stay_whole)
 
 	const char *s = captured, *end = captured + n;
 	char l[160], want[160];
-	unsigned whole = 0, broken = 0;
+	unsigned whole = 0, broken = 0, foreign = 0;
 	while (next_line(&s, end, l, sizeof l)) {
 		int g, k;
 		if (sscanf(l, "line %d.%d:", &g, &k) == 2 && g >= 0 && g < LINES_GS &&
@@ -97,9 +97,21 @@ TEST(console_lines_printed_in_pieces_by_8_goroutines_stay_whole)
 				continue;
 			}
 		}
+		/* The kernel's own whole lines (the watchdog's report of a
+		 * core the host did not run for a second, seen in a loaded
+		 * soak) come out between the Gs' lines: not theirs, not
+		 * broken, unless a G's piece is in one. */
+		if (strncmp(l, "gmk: ", 5) == 0 && !strstr(l, "line ") &&
+		    !strstr(l, " piece of G") && !strstr(l, " second ") &&
+		    !strstr(l, " and the end")) {
+			foreign++;
+			continue;
+		}
 		if (broken++ == 0)
 			printf("# first broken line: \"%s\"\n", l);
 	}
+	if (foreign)
+		printf("# %u of the kernel's own lines among them\n", foreign);
 	EXPECT_EQ(broken, 0);
 	EXPECT_EQ(whole, LINES_GS * LINES_EACH);
 }

@@ -3,6 +3,8 @@
  * P, the others stay halted without either. make test boots this with
  * nprocs=2 on 4 cores; at nprocs = cores it checks the plain case.
  */
+#include <string.h>
+
 #include "kernel/atomic.h"
 #include "kernel/cmdline.h"
 #include "kernel/console.h"
@@ -65,7 +67,17 @@ TEST(sched_gomaxprocs_over_the_cores_is_refused_silently)
 		EXPECT_EQ(gomaxprocs((int)ncpus_online + 1 + i), n0);
 	size_t n = console_capture_stop();
 	EXPECT_EQ(sched_nprocs(), (uint32_t)n0);
-	if (n != 0)
+	/* Not the watchdog's whole lines (a core the host did not run for
+	 * a second, in a loaded soak): the kernel's, not gomaxprocs'. */
+	static const char wd[] = "gmk: watchdog: ";
+	size_t k = 0;
+	while (k < n && n - k >= sizeof wd - 1 && memcmp(captured + k, wd, sizeof wd - 1) == 0) {
+		const char *nl = memchr(captured + k, '\n', n - k);
+		if (!nl)
+			break;
+		k = (size_t)(nl - captured) + 1;
+	}
+	if (n != k)
 		test_fail(__FILE__, __LINE__, "gomaxprocs printed %zu bytes: %.*s",
-			  n, (int)(n < 120 ? n : 120), captured);
+			  n - k, (int)(n - k < 120 ? n - k : 120), captured + k);
 }
