@@ -129,49 +129,54 @@ static int read_body(struct reader *rd, struct fetch_response *r, uint64_t n, bo
 	return 0;
 }
 
+/* A line of a chunked body: one past the buffer is no chunk's. */
+static int chunk_line(struct reader *rd, char **line, size_t *len)
+{
+	int err = read_line(rd, line, len);
+	return err == FETCH_ERR_HEADERS_TOO_LONG ? FETCH_ERR_MALFORMED : err;
+}
+
 /* A chunked body (RFC 9112 7.1): hex size lines, each chunk and its CRLF,
  * a zero size, trailer lines to an empty one. */
-static int read_chunked(struct reader *rd, struct fetch_response *r, char *msg, size_t size)
+static int chunks(struct reader *rd, struct fetch_response *r)
 {
+	char *line, *p;
+	size_t len;
+	int err;
+
 	for (;;) {
-		char *line, *p;
-		size_t len;
 		uint64_t n = 0;
-		int err = read_line(rd, &line, &len);
-		if (err == FETCH_ERR_HEADERS_TOO_LONG)
-			goto malformed;
-		if (err)
+		if ((err = chunk_line(rd, &line, &len)) != 0)
 			return err;
 		for (p = line; *p && strchr("0123456789abcdefABCDEF", *p); p++) {
 			if (n >> 60)
-				goto malformed;		/* past 2^64 */
+				return FETCH_ERR_MALFORMED;	/* past 2^64 */
 			n = n << 4 | (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
 		}
-		if (p == line)
-			goto malformed;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p && *p != ';')		/* a chunk extension, ignored */
-			goto malformed;
+		bool digits = p > line;
+		p += strspn(p, " \t");
+		if (!digits || (*p && *p != ';'))	/* ';': an extension, ignored */
+			return FETCH_ERR_MALFORMED;
 		if (n == 0)
 			break;
-		if ((err = read_body(rd, r, n, false)) != 0)
-			return err;
-		if ((err = read_line(rd, &line, &len)) != 0)
+		if ((err = read_body(rd, r, n, false)) != 0 ||
+		    (err = chunk_line(rd, &line, &len)) != 0)
 			return err;
 		if (len)
-			goto malformed;
+			return FETCH_ERR_MALFORMED;
 	}
-	for (;;) {				/* the trailer */
-		char *line;
-		size_t len;
-		int err = read_line(rd, &line, &len);
-		if (err || len == 0)
-			return err;
-	}
-malformed:
-	snprintf(msg, size, "malformed chunked encoding");
-	return FETCH_ERR_MALFORMED;
+	do				/* the trailer */
+		err = chunk_line(rd, &line, &len);
+	while (!err && len);
+	return err;
+}
+
+static int read_chunked(struct reader *rd, struct fetch_response *r, char *msg, size_t size)
+{
+	int err = chunks(rd, r);
+	if (err == FETCH_ERR_MALFORMED)
+		snprintf(msg, size, "malformed chunked encoding");
+	return err;
 }
 
 /* The response's head: a status line and its headers, 1xx ones skipped

@@ -24,7 +24,8 @@ static void make_body(void)
 		body[i] = (char)(i * 7 + i / 251);
 }
 
-enum framing { LENGTH, CHUNKED, TO_EOF, CONTINUE_THEN_LENGTH, NOT_FOUND, SHORT, MALFORMED, QUIET };
+enum framing { LENGTH, CHUNKED, TO_EOF, CONTINUE_THEN_LENGTH, NOT_FOUND, SHORT, MALFORMED,
+	       BAD_CHUNK, QUIET };
 
 struct server {
 	net_listener *l;
@@ -80,6 +81,10 @@ static void answer(net_conn *c, enum framing how)
 		break;
 	case MALFORMED:
 		write_str(c, "SPDY/3 200 OK\r\n\r\n");
+		break;
+	case BAD_CHUNK:			/* a size that is no hex number */
+		write_str(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+			  "5\r\nhello\r\nzz\r\n");
 		break;
 	case QUIET: {			/* until the client gives up */
 		char b[64];
@@ -238,6 +243,13 @@ TEST(example_fetch_says_what_went_wrong_in_gos_words)
 		 "\"SPDY/3 200 OK\"", a);
 	EXPECT_MSG(msg, want);
 
+	EXPECT_EQ(fetch_case(l, BAD_CHUNK, 30 * NSEC_PER_SEC, &requests_ok, &r, msg, sizeof msg),
+		  FETCH_ERR_MALFORMED);
+	snprintf(want, sizeof want, "Get \"http://%s/some/page?q=1#frag\": malformed chunked "
+		 "encoding", a);
+	EXPECT_MSG(msg, want);
+	EXPECT_EQ(r.length, 5);
+
 	/* A server that never answers: the deadline ends the read. */
 	EXPECT_EQ(fetch_case(l, QUIET, QUIET_TIMEOUT, &requests_ok, &r, msg, sizeof msg),
 		  NET_ERR_TIMEOUT);
@@ -247,7 +259,7 @@ TEST(example_fetch_says_what_went_wrong_in_gos_words)
 	snprintf(want, sizeof want, "->%s: i/o timeout", a);
 	EXPECT(strlen(msg) > strlen(want) && !strcmp(msg + strlen(msg) - strlen(want), want));
 	EXPECT_EQ(r.status, 0);
-	EXPECT_EQ(requests_ok, 3);
+	EXPECT_EQ(requests_ok, 4);
 
 	/* No one listens there now. */
 	net_listener_close(l);
