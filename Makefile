@@ -108,6 +108,20 @@ ARCH_LIBC_DIRS :=
 ARCH_FIRST :=
 ARCH_LAST  :=
 include arch/$(ARCH)/arch.mk
+# FASTPATH=0: the reference build (docs/internals.md, "The fast paths and
+# their references"): each of the switch's fast paths takes its Go-shaped
+# reference instead (GMK_FASTPATH, sched/schedimpl.h). Its own build
+# folder, build/<board>-ref/ (build/hosted-asan-ref/ with SAN=asan), so
+# that its objects never mix with the default build's.
+FASTPATH ?= 1
+FASTPATH_CFLAGS :=
+ifeq ($(FASTPATH),0)
+BUILD  := $(BUILD)-ref
+KERNEL := $(BUILD)/$(notdir $(KERNEL))
+FASTPATH_CFLAGS := -DGMK_FASTPATH=0
+else ifneq ($(FASTPATH),1)
+$(error FASTPATH=$(FASTPATH): want 1 (the fast paths, the default) or 0 (the reference build))
+endif
 # Where the kernel's own objects go: the board's build, shared by every
 # application built for it (the APP block below moves only what differs).
 OBJ_BUILD := $(BUILD)
@@ -264,7 +278,7 @@ FONT_SRC := $(OBJ_BUILD)/gen/console_font.c
 OBJS += $(OBJ_BUILD)/$(FONT_SRC).o
 endif
 
-CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS)
+CFLAGS  := $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(BOARD_CFLAGS) $(FASTPATH_CFLAGS)
 ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
 
 # ---- the network stack: lwIP (NET_STACK=lwip in board.mk; docs/network.md)
@@ -346,6 +360,7 @@ help:
 	'  CMDLINE=...      the kernel command line: options, then -- and the program'"'"'s arguments (docs/cmdline.md)' \
 	'  APP=path         an application outside the tree, for run, test, image, debug, trace (docs/programs.md)' \
 	'  SEED=n TESTS=glob  for replay; TESTS, BOARDS, SMPS, JOBS for test (docs/testing.md)' \
+	'  FASTPATH=0       the reference build: the switch'"'"'s fast paths as Go'"'"'s code (docs/internals.md)' \
 	'  V=1              show the full command lines'
 # The kernel, and what its runner boots (an image, a DTB).
 kernel: $(KERNEL) $(if $(RUNNER),$(QEMU_KERNEL)) $(BOARD_DTB)
@@ -585,7 +600,7 @@ host-test:
 	$(Q)$(MAKE) --no-print-directory -C tests/host
 
 clean:
-	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-* build/*-app-*
+	rm -rf $(BOARDS_ALL:%=build/%) build/host build/hosted-* build/*-app-* build/*-ref
 
 # The board's facts for the tools, one VAR=value a line (tools/lib/board.sh
 # reads them for every tool; no tool names a board).

@@ -288,8 +288,11 @@ handoff_wake(struct hchan *c, struct sudog *sg, void (*unlockf)(void *), void *a
 {
 	sg->elem = NULL;
 	struct g *gp = sg->g;
-	if (unlockf) {
-		unlockf(arg);
+	if (unlockf || !GMK_FASTPATH) {
+		if (unlockf)
+			unlockf(arg);
+		else
+			spin_unlock(&c->lock);	/* the reference build: Go's */
 		sg->success = true;
 		ready(gp);	/* publishes the copy: goready's CAS orders it */
 		return;

@@ -86,8 +86,10 @@ void goexit(void)
 	struct g *gp = getg();
 	if (gp->stack_hi && glocal_exit_due(gp->stack_hi))
 		glocal_exit();
-#ifdef GMK_SAN_FIBERS
-	mcall(goexit0);		/* the sanitizer builds' switches are C wrappers */
+#if defined(GMK_SAN_FIBERS) || !GMK_FASTPATH
+	/* The sanitizer builds' switches are C wrappers; the reference
+	 * build takes Go's mcall. */
+	mcall(goexit0);
 	__builtin_unreachable();
 #else
 	mcall_exit(goexit0);

@@ -1741,7 +1741,7 @@ goschedImpl(struct g *gp, bool preempted)
 		traceGoSched(gp);
 	setgstatus(gp, _Grunning, _Grunnable);
 	dropg(mp);
-	if (!preempted)
+	if (GMK_FASTPATH && !preempted)
 		gosched_fast(mp, gp);	/* returns only where it does not apply */
 	uint64_t now = 0, slice = sched_slice_ns();
 	if (preempted && gp->preempt == preemptWake && !pp->resumeg) {

@@ -16,6 +16,22 @@
 #include "sched/sudog.h"
 #include "sched/tracebuf.h"
 
+/*
+ * The switch's fast paths, each beside its Go-shaped reference
+ * (docs/internals.md, "The fast paths and their references"). 1, the
+ * default: the fast paths. 0 (make FASTPATH=0, the reference build, in
+ * build/<board>-ref/): each takes its reference instead, which make test
+ * runs the scheduler's and the channels' tests on, so that a fast path
+ * and its reference keep passing the same tests:
+ *   gosched_fast, its 1-P ring rotation   goschedImpl's globrunqput, then schedule
+ *   park_direct and gswitch               gopark's park_m on g0 (mcall)
+ *   mcall_exit                            mcall
+ *   a hand-off's ready_nopreempt          the lock dropped, then ready
+ */
+#ifndef GMK_FASTPATH
+#define GMK_FASTPATH 1
+#endif
+
 extern struct p *allp[MAX_CPUS];
 extern struct m allm[MAX_CPUS];
 extern volatile uint32_t mainstarted;	/* the main G exists: wakep may run */
@@ -415,7 +431,9 @@ void ready_locked(struct m *mp, struct g *gp);
  * would otherwise call an out-of-line copy). Go's ready(). The caller of
  * ready_nopreempt has preemption off (runqput works on "this P" as its
  * owner): a channel's hand-off keeps the count of the lock it has just
- * dropped, where a second raise would mask interrupts again on aarch64. */
+ * dropped, where a second raise would mask interrupts again on aarch64
+ * (the reference build, GMK_FASTPATH 0, drops the lock and calls ready,
+ * and puts gp with runqput itself rather than its first step inline). */
 __cold __attribute__((noreturn)) void goready_bad(struct g *gp, uint32_t st);
 static __always_inline void ready_nopreempt(struct g *gp)
 {
@@ -428,9 +446,13 @@ static __always_inline void ready_nopreempt(struct g *gp)
 		return;
 	}
 	struct p *pp = getm()->p;
-	struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
-	if (old)
-		runqput(pp, old, false);
+	if (!GMK_FASTPATH) {
+		runqput(pp, gp, true);	/* the reference: Go's ready */
+	} else {
+		struct g *old = runnext_swap(pp, gp);	/* runqput(pp, gp, true) */
+		if (old)
+			runqput(pp, old, false);
+	}
 	wakep();
 }
 
@@ -444,6 +466,14 @@ static __always_inline void ready(struct g *gp)
 /* ---- goparkunlock_spin (sudog.h's waits): park, then release a spinlock ---- */
 
 __attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
+
+/* The unlock function of the reference build's goparkunlock_spin (Go's
+ * parkunlock_c), run by park_m on g0 once gp's context is saved. */
+static inline bool parkunlock_spin(struct g *gp, void *l)
+{
+	spin_unlock_nopreempt(l);
+	return true;
+}
 
 /*
  * park_direct: goparkunlock_spin's switch. gp, running on mp,
@@ -472,6 +502,7 @@ __attribute__((noreturn)) void gopark_on_g0(void);	/* park.c */
  * Not in the sanitizer builds of the hosted board: their switches are C
  * wrappers that tell the sanitizer the next stack (arch/x86_64-linux/
  * san.c), and ThreadSanitizer would not see gswitch's release of l.
+ * Nor in the reference build, whose goparkunlock_spin takes park_m.
  */
 #ifdef GMK_SAN_FIBERS
 #define PARK_DIRECT 0
@@ -556,6 +587,15 @@ static __always_inline void goparkunlock_spin(struct spinlock *l, enum waitreaso
 		gopark_on_g0();
 	gopark_line(gp);
 	gp->waitreason = reason;
+	if (!GMK_FASTPATH) {
+		/* The reference: Go's goparkunlock, gopark with the unlock
+		 * for park_m to call through its pointer (l's preempt-off
+		 * count stands for gopark's, which park_m drops). */
+		mp->waitunlockf = parkunlock_spin;
+		mp->waitlock = l;
+		mcall(park_m);
+		return;
+	}
 	struct g *next = park_direct(gp, mp, l);
 	if (next) {
 		gswitch(next, &l->locked);

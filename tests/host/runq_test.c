@@ -103,6 +103,47 @@ static void test_runnext_kick_out(void)
 	}
 }
 
+/* runq_rotate_alone (gosched_fast at one P) is runqput_ring then
+ * runqget_ring, its reference: the same G out and the same ring after,
+ * at every fill level with a G, across the indices' wrap; a full ring as
+ * runqget_ring then runqput_ring (the head is read before the tail's
+ * slot, which is the head's, is written). */
+static void test_rotate_alone_is_put_then_get(void)
+{
+	static const uint32_t starts[] = { 0, 0xFFFFFF80u };
+	for (unsigned s = 0; s < 2; s++) {
+		for (uint32_t fill = 1; fill <= RUNQ_SIZE; fill++) {
+			reset();
+			p_a.runqhead = p_a.runqtail = p_b.runqhead = p_b.runqtail = starts[s];
+			for (uint32_t i = 0; i < fill; i++) {
+				runqput_ring(&p_a, &gs[i]);
+				runqput_ring(&p_b, &gs[i]);
+			}
+			struct g *gp = &gs[fill];
+			struct g *rot = runq_rotate_alone(&p_a, gp, p_a.runqhead, p_a.runqtail);
+			struct g *ref;
+			if (fill < RUNQ_SIZE) {
+				REQUIRE(runqput_ring(&p_b, gp), "fill %u: put", fill);
+				ref = runqget_ring(&p_b);
+			} else {
+				ref = runqget_ring(&p_b);
+				REQUIRE(runqput_ring(&p_b, gp), "fill %u: put", fill);
+			}
+			REQUIRE(rot == ref && rot == &gs[0], "fill %u: rotation gave G %ld, put and get %ld",
+				fill, gid(rot), gid(ref));
+			REQUIRE(p_a.runqhead == p_b.runqhead && p_a.runqtail == p_b.runqtail,
+				"fill %u: head %u tail %u, put and get %u %u", fill, p_a.runqhead,
+				p_a.runqtail, p_b.runqhead, p_b.runqtail);
+			for (uint32_t i = 0; i < fill; i++) {
+				struct g *a = runqget_ring(&p_a), *b = runqget_ring(&p_b);
+				REQUIRE(a == b && a == &gs[i + 1], "fill %u: get %u gave G %ld, put and get %ld",
+					fill, i, gid(a), gid(b));
+			}
+			REQUIRE(runqempty(&p_a) && runqempty(&p_b), "fill %u: not empty", fill);
+		}
+	}
+}
+
 /* Collect every G from p_a, p_b and the global queue; check each of
  * gs[0..n) exactly once. */
 static void check_exactly_once(const char *what, uint32_t n)
@@ -711,6 +752,7 @@ static void restore_core0(void)
 static const struct host_test tests[] = {
 	{ "put_get_order_every_fill", test_put_get_order_every_fill },
 	{ "runnext_kick_out", test_runnext_kick_out },
+	{ "rotate_alone_is_put_then_get", test_rotate_alone_is_put_then_get },
 	{ "overflow_to_global", test_overflow_to_global },
 	{ "steal_half", test_steal_half },
 	{ "putbatch_and_drain", test_putbatch_and_drain },
