@@ -53,7 +53,8 @@ comma   := ,
 #   SETTINGS      the make variables of BOARD_SETTING_VARS it takes (GIC);
 #                 one given to a board that does not take it is refused
 #   BOARD_MAIN    a board that is a Linux process: the file of its main()
-# and a boards/<name>/board.c with its quirks (at least board_exit), and
+# and a boards/<name>/board.c with its quirks: at least board_exit, unless
+# its platform's default fits (arm64-dt's: the Pis have no board.c); and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
 BOARDS_ALL := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
