@@ -49,6 +49,8 @@ comma   := ,
 #                 can, when RUNNER=qemu)
 #   TEST_EXTRA    a board's own checks, run by make test after its boots
 #                 (a tools/ script taking --board; last line "N passed, N failed")
+#   BENCH_ICOUNT  1: tools/bench-compare counts its arch's instructions per
+#                 operation on this board (QEMU -icount); one board per arch
 #   FIRMWARE, SERIAL_BAUD                      board settings its tools read
 #   SETTINGS      the make variables of BOARD_SETTING_VARS it takes (GIC);
 #                 one given to a board that does not take it is refused
@@ -592,7 +594,7 @@ clean:
 # reads them for every tool; no tool names a board).
 BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
 	QEMU_EXIT QEMU_ACCELS QEMU_SMPS QEMU_MEM TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
-	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS NET_STACK QEMU_NET
+	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS NET_STACK QEMU_NET BENCH_ICOUNT
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 
