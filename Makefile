@@ -35,7 +35,8 @@ comma   := ,
 #   QEMU, QEMU_ARGS, QEMU_KERNEL (what -kernel loads; empty: none),
 #   QEMU_EXIT (status | isa-debug-exit),
 #   QEMU_ACCELS (tcg, or kvm tcg), QEMU_SMPS (the core counts QEMU's
-#   machine takes; empty: any), QEMU_MEM (its RAM; empty: 1G)  for RUNNER=qemu
+#   machine takes; empty: any), QEMU_MEM (its RAM; empty: 1G),
+#   QEMU_MIN (the first QEMU with its machine; empty: any)  for RUNNER=qemu
 #   NET_STACK     lwip: the network stack is built in (docs/network.md)
 #   QEMU_NET      the NIC's QEMU device that a boot with the network gets
 #                 (tools/run-qemu, GMK_QEMU_NET); empty: none here
@@ -49,11 +50,14 @@ comma   := ,
 #                 can, when RUNNER=qemu)
 #   TEST_EXTRA    a board's own checks, run by make test after its boots
 #                 (a tools/ script taking --board; last line "N passed, N failed")
+#   BENCH_ICOUNT  1: tools/bench-compare counts its arch's instructions per
+#                 operation on this board (QEMU -icount); one board per arch
 #   FIRMWARE, SERIAL_BAUD                      board settings its tools read
 #   SETTINGS      the make variables of BOARD_SETTING_VARS it takes (GIC);
 #                 one given to a board that does not take it is refused
 #   BOARD_MAIN    a board that is a Linux process: the file of its main()
-# and a boards/<name>/board.c with its quirks (at least board_exit), and
+# and a boards/<name>/board.c with its quirks: at least board_exit, unless
+# its platform's default fits (arm64-dt's: the Pis have no board.c); and
 # optionally boards/<name>/board.dts: its DTB, built in as the fallback
 # when the loader passes none (and handed to QEMU with -dtb).
 BOARDS_ALL := $(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk))
@@ -606,7 +610,7 @@ clean:
 # reads them for every tool; no tool names a board).
 BOARD_FACTS := ARCH PLATFORM IMAGE KERNEL RUNNER RUN_CMDLINE QEMU QEMU_ARGS QEMU_KERNEL \
 	QEMU_EXIT QEMU_ACCELS QEMU_SMPS QEMU_MEM TEST_SMPS TEST_VARIANTS TEST_FATAL MAX_SMP MAX_SMP_WHY NO_REPLAY QEMU_TRACE_ARGS TEST_EXTRA FIRMWARE \
-	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS NET_STACK QEMU_NET
+	SERIAL_BAUD CONSOLE_FONT QEMU_TX_BACKPRESSURE SAN BOARD_DTS NET_STACK QEMU_NET BENCH_ICOUNT QEMU_MIN
 board-facts:
 	@$(foreach v,$(BOARD_FACTS),printf '%s=%s\n' '$(v)' '$($(v))';)
 

@@ -29,8 +29,8 @@
  * insides are the kernel's (sched/), here only as storage of the same
  * size and alignment, checked by public_types_have_the_kernels_layout
  * (tests/public.c). The functions' prototypes are checked against the
- * kernel's own by compiling this file after them (tests/public_check.c,
- * GMK_PUBLIC_CHECK).
+ * kernel's own by compiling this file after them
+ * (tests/fixtures/public_layout.c, GMK_PUBLIC_CHECK).
  */
 #ifndef GMK_PUBLIC_H
 #define GMK_PUBLIC_H

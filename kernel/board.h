@@ -1,7 +1,8 @@
 /*
  * The board interface: everything the kernel asks of a machine. A board is
- * one folder, boards/<name>/, whose board.c implements these (often by
- * wiring shared drivers from kernel/irq, kernel/dev and arch/).
+ * one folder, boards/<name>/, whose board.c, and the platform it is
+ * built on where it has one (boards/platform/<name>/), implement these
+ * (often by wiring shared drivers from kernel/irq, kernel/dev and arch/).
  *
  * Boot order, driven by kernel/main.c:
  *   arch entry (MMU/paging on, BSS clear, boot stack) -> kmain(bootarg)

@@ -121,7 +121,7 @@ static inline struct g *link_slots(struct g *last, struct g **from, struct g **t
 const char *runq_owner_violation(const struct p *pp)
 {
 	struct g *gp = getg();
-	/* No G: a thread of the host tests (tests/host/runq_test), which
+	/* No G: a thread of the host tests (tests/host/runq_test.c), which
 	 * drive the queue outside any M, as owner and thieves by hand. In
 	 * the kernel every core runs a G, its g0 at least. */
 	if (gp == NULL)

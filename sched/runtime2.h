@@ -162,7 +162,7 @@ struct m {
 	/* The timer callback running on g0 (timers_run), by name, for the
 	 * error if it blocks; NULL otherwise. This M only. */
 	const char *timerfn;
-	/* Gs locked to this M (sched/locked.c) that became runnable on
+	/* Gs locked to this M (lockosthread, sched/proc.c) that became runnable on
 	 * another core, FIFO through schedlink: this M runs them next.
 	 * Under sched.lock; nlockedq, its length, is read without it (the
 	 * scheduler's test, the tick's). */

@@ -201,7 +201,7 @@ static __attribute__((noreturn)) void stack_oom(size_t bytes, uint64_t goid)
  * (stackcacherefill), for the guard page's sake. Unmapping a page that
  * has been written costs a TLB shootdown on every core that runs the
  * kernel: on the hosted board, Linux interrupts each core that runs one
- * of its threads, for a guard marker (arch/host/cpu.c) as for an
+ * of its threads, for a guard marker (arch/x86_64-linux/cpu.c) as for an
  * mprotect, which a page never written spares. A fresh batch has had at most its
  * first page written (the page allocator's free-list link), so all its
  * other guards are unmapped without a shootdown; there the stacks are

@@ -1,5 +1,5 @@
 /*
- * The \_S5 sleep types that power a PC off (arch/x86_64/acpi.c), parsed
+ * The \_S5 sleep types that power a PC off (boards/platform/pc/acpi.c), parsed
  * from DSDT AML bytes as real firmware writes them. QEMU's own DSDT says
  * Package { Zero, Zero, ... }, so the boots alone cannot tell a parser that
  * returns zeros from one that reads the package: these bytes can.

@@ -39,8 +39,8 @@
 struct cpu;
 
 /* This thread's core, its running G, its interrupt mask and the
- * interrupts that arrived while masked (bits: HOST_IRQ_*). Defined by the
- * hosted board (or tests/host/host.c). */
+ * interrupts that arrived while masked (bits: HOST_IRQ_*). Defined in
+ * arch/x86_64-linux/cpu.c. */
 extern __thread struct cpu *host_this_cpu;
 extern __thread void *host_curg;
 extern __thread volatile uint32_t host_irq_masked;

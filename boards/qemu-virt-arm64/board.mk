@@ -37,6 +37,9 @@ QEMU_NET    := virtio-net-device
 # The execution trace leaves by semihosting (in QEMU_ARGS), as the file
 # gmk-trace.bin in QEMU's working directory (arch/aarch64/tracesink.c).
 QEMU_TRACE_ARGS :=
+# tools/bench-compare counts arm64's instructions per operation here
+# (QEMU -icount, as on qemu-x86_64).
+BENCH_ICOUNT := 1
 
 # make test: test=* at each core count, then at 4 cores once per variant.
 TEST_SMPS     := 1 2 4 8

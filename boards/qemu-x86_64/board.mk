@@ -26,6 +26,9 @@ QEMU_NET    := virtio-net-pci
 # The execution trace's way out (arch/x86_64/tracesink.c): the debug
 # console, into a file in QEMU's working directory (tools/trace-run).
 QEMU_TRACE_ARGS := -debugcon file:gmk-trace.bin
+# tools/bench-compare counts x86-64's instructions per operation here:
+# under QEMU -icount, a guest nanosecond is a guest instruction.
+BENCH_ICOUNT := 1
 
 # QEMU's 16550 holds THRE while the serial backend refuses bytes: make
 # test also runs the console output test with its output read slowly

@@ -26,6 +26,8 @@ QEMU_EXIT   := status
 QEMU_ACCELS := tcg
 QEMU_SMPS   := 4
 QEMU_MEM    := 2G
+# The first QEMU with -M raspi4b: tools/deps replaces an older one.
+QEMU_MIN    := 9.0
 
 # The fatal tests booted here are those that go through this board's own
 # paths (exceptions and faults, the MMU with RAM from 0, stopping the

@@ -1,4 +1,5 @@
 #include "kernel/dev/pl011.h"
+#include "kernel/mmio.h"
 #include "kernel/spinlock.h"
 
 #define UART_DR		0x00
@@ -23,9 +24,6 @@
 static struct spinlock reg_lock = SPINLOCK_INIT("pl011");
 
 static uintptr_t uart;
-
-static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
-static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
 
 void pl011_init(uintptr_t base)
 {

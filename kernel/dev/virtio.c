@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernel/dev/virtio.h"
+#include "kernel/mmio.h"
 #include "kernel/page.h"
 
 #define STATUS_ACKNOWLEDGE	1
@@ -51,87 +52,78 @@ static inline void dma_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #define MMIO_CONFIG		0x100
 #define MMIO_MAGIC_VALUE	0x74726976u
 
-static inline uint32_t rd32(struct virtio_dev *d, unsigned off)
-{
-	return *(volatile uint32_t *)(d->base + off);
-}
-static inline void wr32(struct virtio_dev *d, unsigned off, uint32_t v)
-{
-	*(volatile uint32_t *)(d->base + off) = v;
-}
-
 static uint64_t mmio_features(struct virtio_dev *d)
 {
-	wr32(d, MMIO_DEV_FEATURES_SEL, 0);
-	uint64_t f = rd32(d, MMIO_DEV_FEATURES);
+	wr32(d->base + MMIO_DEV_FEATURES_SEL, 0);
+	uint64_t f = rd32(d->base + MMIO_DEV_FEATURES);
 	if (d->version >= 2) {
-		wr32(d, MMIO_DEV_FEATURES_SEL, 1);
-		f |= (uint64_t)rd32(d, MMIO_DEV_FEATURES) << 32;
+		wr32(d->base + MMIO_DEV_FEATURES_SEL, 1);
+		f |= (uint64_t)rd32(d->base + MMIO_DEV_FEATURES) << 32;
 	}
 	return f;
 }
 
 static void mmio_set_features(struct virtio_dev *d, uint64_t f)
 {
-	wr32(d, MMIO_DRV_FEATURES_SEL, 0);
-	wr32(d, MMIO_DRV_FEATURES, (uint32_t)f);
+	wr32(d->base + MMIO_DRV_FEATURES_SEL, 0);
+	wr32(d->base + MMIO_DRV_FEATURES, (uint32_t)f);
 	if (d->version >= 2) {
-		wr32(d, MMIO_DRV_FEATURES_SEL, 1);
-		wr32(d, MMIO_DRV_FEATURES, (uint32_t)(f >> 32));
+		wr32(d->base + MMIO_DRV_FEATURES_SEL, 1);
+		wr32(d->base + MMIO_DRV_FEATURES, (uint32_t)(f >> 32));
 	}
 }
 
-static uint8_t mmio_status(struct virtio_dev *d) { return (uint8_t)rd32(d, MMIO_STATUS); }
-static void mmio_set_status(struct virtio_dev *d, uint8_t s) { wr32(d, MMIO_STATUS, s); }
+static uint8_t mmio_status(struct virtio_dev *d) { return (uint8_t)rd32(d->base + MMIO_STATUS); }
+static void mmio_set_status(struct virtio_dev *d, uint8_t s) { wr32(d->base + MMIO_STATUS, s); }
 
 static unsigned mmio_queue_max(struct virtio_dev *d, unsigned index)
 {
-	wr32(d, MMIO_QUEUE_SEL, index);
-	if (d->version >= 2 && rd32(d, MMIO_QUEUE_READY))
+	wr32(d->base + MMIO_QUEUE_SEL, index);
+	if (d->version >= 2 && rd32(d->base + MMIO_QUEUE_READY))
 		return 0;			/* in use already */
-	if (d->version == 1 && rd32(d, MMIO_QUEUE_PFN))
+	if (d->version == 1 && rd32(d->base + MMIO_QUEUE_PFN))
 		return 0;
-	return rd32(d, MMIO_QUEUE_NUM_MAX);
+	return rd32(d->base + MMIO_QUEUE_NUM_MAX);
 }
 
 static bool mmio_queue_set(struct virtio_dev *d, unsigned index, unsigned num,
 			   uintptr_t desc, uintptr_t avail, uintptr_t used)
 {
-	wr32(d, MMIO_QUEUE_SEL, index);
-	wr32(d, MMIO_QUEUE_NUM, num);
+	wr32(d->base + MMIO_QUEUE_SEL, index);
+	wr32(d->base + MMIO_QUEUE_NUM, num);
 	if (d->version == 1) {
 		/* One block: the used ring at the next LEGACY_ALIGN (virtq_setup
 		 * laid it out so). */
-		wr32(d, MMIO_QUEUE_ALIGN, LEGACY_ALIGN);
-		wr32(d, MMIO_QUEUE_PFN, (uint32_t)(desc / PAGE_SIZE));
-		return rd32(d, MMIO_QUEUE_PFN) == desc / PAGE_SIZE;
+		wr32(d->base + MMIO_QUEUE_ALIGN, LEGACY_ALIGN);
+		wr32(d->base + MMIO_QUEUE_PFN, (uint32_t)(desc / PAGE_SIZE));
+		return rd32(d->base + MMIO_QUEUE_PFN) == desc / PAGE_SIZE;
 	}
-	wr32(d, MMIO_QUEUE_DESC, (uint32_t)desc);
-	wr32(d, MMIO_QUEUE_DESC + 4, (uint32_t)((uint64_t)desc >> 32));
-	wr32(d, MMIO_QUEUE_AVAIL, (uint32_t)avail);
-	wr32(d, MMIO_QUEUE_AVAIL + 4, (uint32_t)((uint64_t)avail >> 32));
-	wr32(d, MMIO_QUEUE_USED, (uint32_t)used);
-	wr32(d, MMIO_QUEUE_USED + 4, (uint32_t)((uint64_t)used >> 32));
-	wr32(d, MMIO_QUEUE_READY, 1);
-	return rd32(d, MMIO_QUEUE_READY) == 1;
+	wr32(d->base + MMIO_QUEUE_DESC, (uint32_t)desc);
+	wr32(d->base + MMIO_QUEUE_DESC + 4, (uint32_t)((uint64_t)desc >> 32));
+	wr32(d->base + MMIO_QUEUE_AVAIL, (uint32_t)avail);
+	wr32(d->base + MMIO_QUEUE_AVAIL + 4, (uint32_t)((uint64_t)avail >> 32));
+	wr32(d->base + MMIO_QUEUE_USED, (uint32_t)used);
+	wr32(d->base + MMIO_QUEUE_USED + 4, (uint32_t)((uint64_t)used >> 32));
+	wr32(d->base + MMIO_QUEUE_READY, 1);
+	return rd32(d->base + MMIO_QUEUE_READY) == 1;
 }
 
 static void mmio_notify(struct virtio_dev *d, unsigned index)
 {
-	wr32(d, MMIO_QUEUE_NOTIFY, index);
+	wr32(d->base + MMIO_QUEUE_NOTIFY, index);
 }
 
 static uint32_t mmio_isr_ack(struct virtio_dev *d)
 {
-	uint32_t s = rd32(d, MMIO_INTERRUPT_STATUS);
+	uint32_t s = rd32(d->base + MMIO_INTERRUPT_STATUS);
 	if (s)
-		wr32(d, MMIO_INTERRUPT_ACK, s);
+		wr32(d->base + MMIO_INTERRUPT_ACK, s);
 	return s;
 }
 
 static uint8_t mmio_config8(struct virtio_dev *d, unsigned off)
 {
-	return *(volatile uint8_t *)(d->base + MMIO_CONFIG + off);
+	return rd8(d->base + MMIO_CONFIG + off);
 }
 
 static const struct virtio_ops mmio_ops = {
@@ -144,13 +136,13 @@ static const struct virtio_ops mmio_ops = {
 bool virtio_mmio_probe(struct virtio_dev *d, uintptr_t base)
 {
 	memset(d, 0, sizeof *d);
-	if (!base || *(volatile uint32_t *)(base + MMIO_MAGIC) != MMIO_MAGIC_VALUE)
+	if (!base || rd32(base + MMIO_MAGIC) != MMIO_MAGIC_VALUE)
 		return false;
 	d->base = base;
 	d->ops = &mmio_ops;
 	d->transport = "virtio-mmio";
-	d->version = rd32(d, MMIO_VERSION);
-	d->device_id = rd32(d, MMIO_DEVICE_ID);
+	d->version = rd32(d->base + MMIO_VERSION);
+	d->device_id = rd32(d->base + MMIO_DEVICE_ID);
 	/* Device id 0: an empty slot (QEMU's virt lists 32). */
 	return (d->version == 1 || d->version == 2) && d->device_id != 0;
 }
@@ -239,7 +231,7 @@ bool virtio_start(struct virtio_dev *d, uint64_t want, uint64_t *got,
 {
 	d->ops->set_status(d, 0);		/* reset */
 	if (d->ops == &mmio_ops && d->version == 1)
-		wr32(d, MMIO_GUEST_PAGE_SIZE, PAGE_SIZE);
+		wr32(d->base + MMIO_GUEST_PAGE_SIZE, PAGE_SIZE);
 	d->ops->set_status(d, STATUS_ACKNOWLEDGE);
 	d->ops->set_status(d, STATUS_ACKNOWLEDGE | STATUS_DRIVER);
 	uint64_t offered = d->ops->features(d);

@@ -24,6 +24,7 @@
 
 #include "kernel/fdt.h"
 #include "kernel/irq/irqchip.h"
+#include "kernel/mmio.h"
 #include "kernel/percpu.h"
 
 #define LOCAL_TIMER_CTL(n)	(0x40 + 4 * (n))	/* bits 0-3: timer IRQ enable */
@@ -57,9 +58,6 @@
 static uintptr_t base;
 static uintptr_t armctrl;
 static uint32_t armctrl_enabled[ARMCTRL_BANKS];	/* what enable_device set */
-
-static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
-static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
 
 static unsigned core(void)
 {

@@ -14,6 +14,7 @@
 
 #include "kernel/fdt.h"
 #include "kernel/irq/irqchip.h"
+#include "kernel/mmio.h"
 
 #define GIC_SGI_BASE		0
 #define GIC_PPI_BASE		16
@@ -46,13 +47,13 @@ static inline unsigned gic_dt_irq(const void *spec)
  * Returns false for an INTID that is not an SPI. */
 static inline bool gicd_enable_spi(uintptr_t gicd, unsigned intid, const void *spec)
 {
-	volatile uint32_t *cfg = (volatile uint32_t *)(gicd + GICD_ICFGR(intid / 16));
+	uintptr_t cfg = gicd + GICD_ICFGR(intid / 16);
 	bool edge = fdt_be32((const uint8_t *)spec + 8) & GIC_DT_FLAGS_EDGE;
 
 	if (intid < GIC_SPI_BASE)
 		return false;
-	*cfg = edge ? *cfg | GICD_ICFGR_EDGE(intid) : *cfg & ~GICD_ICFGR_EDGE(intid);
-	*(volatile uint32_t *)(gicd + GICD_ISENABLER(intid / 32)) = 1u << (intid % 32);
+	wr32(cfg, edge ? rd32(cfg) | GICD_ICFGR_EDGE(intid) : rd32(cfg) & ~GICD_ICFGR_EDGE(intid));
+	wr32(gicd + GICD_ISENABLER(intid / 32), 1u << (intid % 32));
 	return true;
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "kernel/irq/gic.h"
+#include "kernel/mmio.h"
 #include "kernel/percpu.h"
 
 /* Distributor */
@@ -37,11 +38,6 @@
 static uintptr_t gicd, gicc;
 /* CPU interface mask of each logical core, learnt on that core. */
 static uint8_t cpu_mask[MAX_CPUS];
-
-static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
-static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
-static inline uint8_t rd8(uintptr_t a) { return *(volatile uint8_t *)a; }
-static inline void wr8(uintptr_t a, uint8_t v) { *(volatile uint8_t *)a = v; }
 
 /* reg: GICD, GICC (then GICH, GICV, unused). */
 static bool gicv2_init(const struct irqchip_config *cfg)

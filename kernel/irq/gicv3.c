@@ -9,6 +9,7 @@
 
 #include "kernel/cpu.h"
 #include "kernel/irq/gic.h"
+#include "kernel/mmio.h"
 #include "kernel/percpu.h"
 
 /* The CPU interface's system registers, by encoding (the assembler knows
@@ -60,12 +61,6 @@ static uint64_t redist_size[GIC_MAX_REDIST_REGIONS];
 static unsigned nredist;
 /* This core's redistributor SGI frame, per logical core. */
 static uintptr_t sgi_frame[MAX_CPUS];
-
-static inline uint32_t rd32(uintptr_t a) { return *(volatile uint32_t *)a; }
-static inline void wr32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
-static inline uint64_t rd64(uintptr_t a) { return *(volatile uint64_t *)a; }
-static inline void wr64(uintptr_t a, uint64_t v) { *(volatile uint64_t *)a = v; }
-static inline void wr8(uintptr_t a, uint8_t v) { *(volatile uint8_t *)a = v; }
 
 static void dist_wait_rwp(void)
 {

@@ -1,7 +1,8 @@
 /*
  * The arm64 device-tree platform (platform.c), as a board's board.c sees
- * it. The platform implements all of kernel/board.h except board_exit,
- * which the board writes from these pieces, with its quirks.
+ * it. The platform implements all of kernel/board.h, board_exit as a
+ * weak default; a board that leaves otherwise writes its own from these
+ * pieces, with its quirks.
  */
 #ifndef GMK_BOARDS_PLATFORM_ARM64_DT_H
 #define GMK_BOARDS_PLATFORM_ARM64_DT_H
@@ -12,8 +13,6 @@
 
 extern struct fdt arm64_dt;		/* the DTB in use (blob NULL: none) */
 
-/* /chosen has this property (e.g. "gmk,semihosting" in a QEMU-only DTB). */
-bool arm64_dt_chosen_has(const char *prop);
 /* Wait until the console has sent every byte. */
 void arm64_dt_console_flush(void);
 /* PSCI SYSTEM_OFF where the DTB offers PSCI, else arm64_dt_halt. */

@@ -10,8 +10,9 @@
  * spin table). A board's DTB when the loader passes none is its own
  * board.dts, built in (arch/aarch64/mmu.c, boot_dtb).
  *
- * What is left to a board's board.c: board_exit (how the machine is left)
- * and any quirk; see arm64-dt.h.
+ * How the machine is left has a default here (board_exit, below: the
+ * Raspberry Pis' way); a board that leaves otherwise writes its own
+ * board_exit in its board.c from the pieces in arm64-dt.h.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "kernel/cpu.h"
 #include "arch/aarch64/mmu.h"
 #include "arch/aarch64/psci.h"
+#include "arch/aarch64/semihost.h"
 #include "arch/aarch64/timer.h"
 #include "boards/platform/arm64-dt/arm64-dt.h"
 #include "kernel/board.h"
@@ -93,7 +95,7 @@ static int chosen(void)
 	return fdt_path_offset(&arm64_dt, "/chosen");
 }
 
-bool arm64_dt_chosen_has(const char *prop)
+static bool chosen_has(const char *prop)
 {
 	uint32_t len;
 
@@ -691,4 +693,18 @@ void arm64_dt_halt(int status)
 	       status == 0 ? "success" : "failure");
 	pl011_flush();
 	arch_halt_forever();
+}
+
+/* The default, weak: a board's own board_exit replaces it (qemu-virt-arm64,
+ * whose DTB is QEMU's). QEMU is left by semihosting when the DTB says
+ * QEMU is listening (/chosen/gmk,semihosting, in a board.dts written for
+ * QEMU: the Pis'); real hardware has nothing to return to and halts with
+ * the status on the console. */
+__attribute__((weak)) void board_exit(int status)
+{
+	arch_irq_disable();
+	arm64_dt_console_flush();
+	if (chosen_has("gmk,semihosting"))
+		semihost_exit(status);
+	arm64_dt_halt(status);
 }

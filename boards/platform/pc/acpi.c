@@ -38,7 +38,7 @@ static bool checksum_ok(uintptr_t a, uint32_t len)
 	uint8_t sum = 0;
 
 	for (uint32_t i = 0; i < len; i++)
-		sum += rd8(a + i);
+		sum += fw_rd8(a + i);
 	return sum == 0;
 }
 
@@ -49,7 +49,7 @@ static uintptr_t scan_rsdp(uintptr_t lo, uintptr_t hi)
 			continue;
 		if (!checksum_ok(a, RSDP_V1_LEN))
 			continue;
-		if (rd8(a + 15) >= 2 && !checksum_ok(a, RSDP_V2_LEN))
+		if (fw_rd8(a + 15) >= 2 && !checksum_ok(a, RSDP_V2_LEN))
 			continue;
 		return a;
 	}
@@ -58,7 +58,7 @@ static uintptr_t scan_rsdp(uintptr_t lo, uintptr_t hi)
 
 uintptr_t acpi_find_rsdp(void)
 {
-	uintptr_t ebda = (uintptr_t)rd16(BDA_EBDA_SEGMENT) << 4;
+	uintptr_t ebda = (uintptr_t)fw_rd16(BDA_EBDA_SEGMENT) << 4;
 	uintptr_t r = 0;
 
 	if (ebda >= 0x80000 && ebda < 0xa0000)	/* sane EBDA location */
@@ -73,7 +73,7 @@ static uintptr_t sdt_check(uintptr_t a, const char *sig)
 {
 	if (!a || memcmp((const void *)a, sig, 4) != 0)
 		return 0;
-	uint32_t len = rd32(a + 4);
+	uint32_t len = fw_rd32(a + 4);
 	if (len < SDT_HEADER_LEN || !checksum_ok(a, len)) {
 		printf("acpi: table %.4s at 0x%lx has a bad checksum\n", sig,
 		       (unsigned long)a);
@@ -87,18 +87,18 @@ static uintptr_t find_table(uintptr_t rsdp, const char *sig)
 	uintptr_t root;
 	unsigned entry_size;
 
-	if (rd8(rsdp + 15) >= 2 && rd64(rsdp + 24)) {
-		root = sdt_check(rd64(rsdp + 24), "XSDT");
+	if (fw_rd8(rsdp + 15) >= 2 && fw_rd64(rsdp + 24)) {
+		root = sdt_check(fw_rd64(rsdp + 24), "XSDT");
 		entry_size = 8;
 	} else {
-		root = sdt_check(rd32(rsdp + 16), "RSDT");
+		root = sdt_check(fw_rd32(rsdp + 16), "RSDT");
 		entry_size = 4;
 	}
 	if (!root)
 		return 0;
-	uint32_t len = rd32(root + 4);
+	uint32_t len = fw_rd32(root + 4);
 	for (uint32_t off = SDT_HEADER_LEN; off + entry_size <= len; off += entry_size) {
-		uintptr_t t = entry_size == 8 ? rd64(root + off) : rd32(root + off);
+		uintptr_t t = entry_size == 8 ? fw_rd64(root + off) : fw_rd32(root + off);
 		if (t && memcmp((const void *)t, sig, 4) == 0)
 			return sdt_check(t, sig);
 	}
@@ -130,37 +130,37 @@ bool acpi_read_madt(uintptr_t rsdp, struct acpi_madt *m)
 		printf("acpi: no valid MADT\n");
 		return false;
 	}
-	uint32_t len = rd32(madt + 4);
+	uint32_t len = fw_rd32(madt + 4);
 	for (unsigned i = 0; i < 16; i++)
 		m->isa_gsi[i] = i;
-	m->lapic_base = rd32(madt + 36);
-	m->pcat_compat = rd32(madt + 40) & MADT_PCAT_COMPAT;
+	m->lapic_base = fw_rd32(madt + 36);
+	m->pcat_compat = fw_rd32(madt + 40) & MADT_PCAT_COMPAT;
 
 	for (uint32_t off = MADT_ENTRIES; off + 2 <= len;) {
 		uintptr_t e = madt + off;
-		uint8_t type = rd8(e), elen = rd8(e + 1);
+		uint8_t type = fw_rd8(e), elen = fw_rd8(e + 1);
 
 		if (elen < 2 || off + elen > len)
 			break;			/* malformed: stop, keep what we have */
 		switch (type) {
 		case MADT_LAPIC:
-			add_cpu(m, rd8(e + 3), rd32(e + 4));
+			add_cpu(m, fw_rd8(e + 3), fw_rd32(e + 4));
 			break;
 		case MADT_X2APIC:
-			add_cpu(m, rd32(e + 4), rd32(e + 8));
+			add_cpu(m, fw_rd32(e + 4), fw_rd32(e + 8));
 			break;
 		case MADT_IOAPIC:
 			if (!m->ioapic_base)
-				m->ioapic_base = rd32(e + 4);
+				m->ioapic_base = fw_rd32(e + 4);
 			break;
 		case MADT_ISO:		/* bus, source, GSI, flags */
-			if (rd8(e + 2) == 0 && rd8(e + 3) < 16) {
-				m->isa_gsi[rd8(e + 3)] = rd32(e + 4);
-				m->isa_flags[rd8(e + 3)] = (uint16_t)(rd8(e + 8) | rd8(e + 9) << 8);
+			if (fw_rd8(e + 2) == 0 && fw_rd8(e + 3) < 16) {
+				m->isa_gsi[fw_rd8(e + 3)] = fw_rd32(e + 4);
+				m->isa_flags[fw_rd8(e + 3)] = (uint16_t)(fw_rd8(e + 8) | fw_rd8(e + 9) << 8);
 			}
 			break;
 		case MADT_LAPIC_OVERRIDE:
-			m->lapic_base = rd64(e + 4);
+			m->lapic_base = fw_rd64(e + 4);
 			break;
 		}
 		off += elen;
@@ -258,10 +258,10 @@ bool acpi_parse_s5(const uint8_t *aml, uint32_t len, uint16_t *typa, uint16_t *t
 
 static uint16_t io_port(uintptr_t fadt, uint32_t flen, unsigned legacy, unsigned gas)
 {
-	uint32_t port = rd32(fadt + legacy);
+	uint32_t port = fw_rd32(fadt + legacy);
 
-	if (!port && flen >= gas + 12 && rd8(fadt + gas) == GAS_SPACE_IO)
-		port = (uint32_t)rd64(fadt + gas + 4);
+	if (!port && flen >= gas + 12 && fw_rd8(fadt + gas) == GAS_SPACE_IO)
+		port = (uint32_t)fw_rd64(fadt + gas + 4);
 	return port <= 0xffff ? (uint16_t)port : 0;
 }
 
@@ -275,8 +275,8 @@ static bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why)
 		*why = "no valid FADT";
 		return false;
 	}
-	uint32_t flen = rd32(fadt + 4);
-	if (flen > FADT_FLAGS + 4 && (rd32(fadt + FADT_FLAGS) & FADT_HW_REDUCED)) {
+	uint32_t flen = fw_rd32(fadt + 4);
+	if (flen > FADT_FLAGS + 4 && (fw_rd32(fadt + FADT_FLAGS) & FADT_HW_REDUCED)) {
 		*why = "hardware-reduced ACPI (no PM1 control block)";
 		return false;
 	}
@@ -286,20 +286,20 @@ static bool acpi_find_s5(uintptr_t rsdp, struct acpi_s5 *s5, const char **why)
 		*why = "the FADT has no I/O-space PM1a control block";
 		return false;
 	}
-	s5->smi_cmd = rd32(fadt + FADT_SMI_CMD);
-	s5->acpi_enable = rd8(fadt + FADT_ACPI_ENABLE);
+	s5->smi_cmd = fw_rd32(fadt + FADT_SMI_CMD);
+	s5->acpi_enable = fw_rd8(fadt + FADT_ACPI_ENABLE);
 	uintptr_t dsdt = 0;
 	if (flen >= FADT_X_DSDT + 8)
-		dsdt = rd64(fadt + FADT_X_DSDT);
+		dsdt = fw_rd64(fadt + FADT_X_DSDT);
 	if (!dsdt)
-		dsdt = rd32(fadt + FADT_DSDT);
+		dsdt = fw_rd32(fadt + FADT_DSDT);
 	dsdt = sdt_check(dsdt, "DSDT");
 	if (!dsdt) {
 		*why = "no valid DSDT";
 		return false;
 	}
 	if (!acpi_parse_s5((const uint8_t *)(dsdt + SDT_HEADER_LEN),
-			   rd32(dsdt + 4) - SDT_HEADER_LEN, &s5->slp_typa, &s5->slp_typb)) {
+			   fw_rd32(dsdt + 4) - SDT_HEADER_LEN, &s5->slp_typa, &s5->slp_typb)) {
 		*why = "no \\_S5 package in the DSDT";
 		return false;
 	}

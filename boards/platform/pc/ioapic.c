@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "boards/platform/pc/ioapic.h"
+#include "kernel/mmio.h"
 
 #define IOREGSEL	0x00
 #define IOWIN		0x10
@@ -22,14 +23,14 @@ static uint32_t nentries;
 
 static uint32_t ioapic_read(uint32_t reg)
 {
-	*(volatile uint32_t *)(base + IOREGSEL) = reg;
-	return *(volatile uint32_t *)(base + IOWIN);
+	wr32(base + IOREGSEL, reg);
+	return rd32(base + IOWIN);
 }
 
 static void ioapic_write(uint32_t reg, uint32_t v)
 {
-	*(volatile uint32_t *)(base + IOREGSEL) = reg;
-	*(volatile uint32_t *)(base + IOWIN) = v;
+	wr32(base + IOREGSEL, reg);
+	wr32(base + IOWIN, v);
 }
 
 void ioapic_init(uint64_t mmio_base)

@@ -95,16 +95,16 @@ static bool set_cmdline(struct boot_info *bi, const char *raw, size_t rawmax,
 
 static bool mb1_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned errlen)
 {
-	uint32_t flags = rd32(mbi);
+	uint32_t flags = fw_rd32(mbi);
 
 	bi->protocol = 1;
 	note(bi, mbi, MB1_SIZE);
 	if (flags & MB1_FLAG_LOADER) {
-		const char *s = (const char *)(uintptr_t)rd32(mbi + MB1_LOADER);
+		const char *s = (const char *)(uintptr_t)fw_rd32(mbi + MB1_LOADER);
 		copy_str(bi->loader, sizeof bi->loader, s, BOOT_LOADER_MAX);
 	}
 	if (flags & MB1_FLAG_CMDLINE) {
-		const char *s = (const char *)(uintptr_t)rd32(mbi + MB1_CMDLINE);
+		const char *s = (const char *)(uintptr_t)fw_rd32(mbi + MB1_CMDLINE);
 		note(bi, (uintptr_t)s, strnlen(s, MB1_CMDLINE_SCAN) + 1);
 		if (!set_cmdline(bi, s, MB1_CMDLINE_SCAN, err, errlen))
 			return false;
@@ -113,18 +113,18 @@ static bool mb1_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 		snprintf(err, errlen, "the multiboot 1 loader passed no memory map");
 		return false;
 	}
-	uintptr_t p = rd32(mbi + MB1_MMAP_ADDR);
-	uintptr_t end = p + rd32(mbi + MB1_MMAP_LENGTH);
+	uintptr_t p = fw_rd32(mbi + MB1_MMAP_ADDR);
+	uintptr_t end = p + fw_rd32(mbi + MB1_MMAP_LENGTH);
 	note(bi, p, end - p);
 	/* Each entry: u32 size (of the rest), u64 base, u64 length, u32 type. */
-	for (; p < end; p += rd32(p) + 4)
-		add_range(bi, rd64(p + 4), rd64(p + 12), rd32(p + 20));
+	for (; p < end; p += fw_rd32(p) + 4)
+		add_range(bi, fw_rd64(p + 4), fw_rd64(p + 12), fw_rd32(p + 20));
 	return true;
 }
 
 static bool mb2_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned errlen)
 {
-	uint32_t total = rd32(mbi);
+	uint32_t total = fw_rd32(mbi);
 	bool have_mmap = false;
 
 	bi->protocol = 2;
@@ -135,7 +135,7 @@ static bool mb2_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 	note(bi, mbi, total);
 	/* The loader name first: nothing depends on tag order then. */
 	for (uintptr_t t = mbi + 8; t + 8 <= mbi + total;) {
-		uint32_t type = rd32(t), size = rd32(t + 4);
+		uint32_t type = fw_rd32(t), size = fw_rd32(t + 4);
 		if (type == MB2_TAG_END || size < 8)
 			break;
 		if (type == MB2_TAG_LOADER)
@@ -143,7 +143,7 @@ static bool mb2_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 		t += (size + 7) & ~7u;
 	}
 	for (uintptr_t t = mbi + 8; t + 8 <= mbi + total;) {
-		uint32_t type = rd32(t), size = rd32(t + 4);
+		uint32_t type = fw_rd32(t), size = fw_rd32(t + 4);
 
 		if (type == MB2_TAG_END)
 			break;
@@ -160,11 +160,11 @@ static bool mb2_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 		case MB2_TAG_MMAP: {
 			/* u32 entry_size, u32 entry_version, then entries of
 			 * u64 base, u64 length, u32 type, u32 reserved. */
-			uint32_t esize = rd32(t + 8);
+			uint32_t esize = fw_rd32(t + 8);
 			if (esize < 24)
 				break;
 			for (uintptr_t e = t + 16; e + esize <= t + size; e += esize)
-				add_range(bi, rd64(e), rd64(e + 8), rd32(e + 16));
+				add_range(bi, fw_rd64(e), fw_rd64(e + 8), fw_rd32(e + 16));
 			have_mmap = true;
 			break;
 		}
@@ -189,10 +189,10 @@ static bool mb2_read(uintptr_t mbi, struct boot_info *bi, char *err, unsigned er
 			 * u8 type, u16 reserved, then colour info. */
 			struct fb_info *fb = &bi->fb;
 			uint8_t kind = *(const uint8_t *)(t + 29);
-			fb->addr = rd64(t + 8);
-			fb->pitch = rd32(t + 16);
-			fb->width = rd32(t + 20);
-			fb->height = rd32(t + 24);
+			fb->addr = fw_rd64(t + 8);
+			fb->pitch = fw_rd32(t + 16);
+			fb->width = fw_rd32(t + 20);
+			fb->height = fw_rd32(t + 24);
 			fb->bpp = *(const uint8_t *)(t + 28);
 			if (kind == MB2_FB_RGB && size >= 38) {
 				const uint8_t *c = (const uint8_t *)(t + 32);

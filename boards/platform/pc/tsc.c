@@ -21,6 +21,7 @@
 #include "boards/platform/pc/tsc.h"
 #include "arch/x86_64/x86.h"
 #include "kernel/cpu.h"
+#include "kernel/mmio.h"
 
 #define CPUID_TSC_CRYSTAL	0x15
 #define CPUID_FREQ		0x16	/* eax: base frequency in MHz */
@@ -155,7 +156,7 @@ static uint64_t pit_measure(uint64_t *err)
 
 static uint64_t hpet_read(unsigned off)
 {
-	return *(volatile uint64_t *)(HPET_BASE + off);
+	return rd64(HPET_BASE + off);
 }
 
 static uint64_t hpet_measure(void)
@@ -164,7 +165,7 @@ static uint64_t hpet_measure(void)
 
 	if (period_fs == 0 || period_fs > 100000000)	/* spec: <= 100 ns */
 		return 0;
-	*(volatile uint64_t *)(HPET_BASE + HPET_CONFIG) |= HPET_ENABLE;
+	wr64(HPET_BASE + HPET_CONFIG, hpet_read(HPET_CONFIG) | HPET_ENABLE);
 	uint64_t ticks = FS_PER_SEC / 1000 * CAL_MS / period_fs;
 	uint64_t h0 = hpet_read(HPET_COUNTER), t0 = arch_counter();
 	while (hpet_read(HPET_COUNTER) - h0 < ticks)
