@@ -139,6 +139,9 @@ TEST_ENV :=
 #   APP_NAME      its name (default: the folder's), [a-z0-9_-]
 #   APP_CMDLINE   the command line its image boots with when given none
 #                 (default: run=<APP_NAME>); make run/image use it too
+#   APP_READY     a regex: the line APP_CMDLINE's program prints once it
+#                 serves (make test APP= ends that boot there, passed,
+#                 rather than wait for exit status 0: tools/test-plan-app)
 #   APP_CFLAGS    more flags for the application's files
 #   APP_SRC_DIRS  more folders of *.c files, relative to the application's
 # Its image goes into build/<board>-app-<name>/ and links the kernel's
@@ -160,19 +163,20 @@ $(error APP=$(APP): no *.c files there (an application is a folder of C files; m
 endif
 APP_NAME := $(notdir $(abspath $(APP_DIR)))
 APP_CMDLINE = run=$(APP_NAME)
+APP_READY :=
 APP_CFLAGS :=
 APP_SRC_DIRS :=
 ifneq ($(wildcard $(APP_DIR)/app.mk),)
 include $(APP_DIR)/app.mk
 # app.mk is make's text: '$x' there is make's variable x (empty), which
-# would vanish from the command line without a word. ($(open) is a '(':
-# one written here would end the $(shell ...).)
+# would vanish from the command line (or the regex) without a word.
+# ($(open) is a '(': one written here would end the $(shell ...).)
 open := (
-APP_CMDLINE_DOLLAR := $(shell sed -n 's/^[[:space:]]*APP_CMDLINE[[:space:]]*[:?+]*=//p' $(APP_DIR)/app.mk | \
+app_dollar = $(shell sed -n 's/^[[:space:]]*$(1)[[:space:]]*[:?+]*=//p' $(APP_DIR)/app.mk | \
 	sed 's/\$$\$$//g' | grep -o '\$$[^$(open){]' | head -n 1)
-ifneq ($(APP_CMDLINE_DOLLAR),)
-$(error $(APP_DIR)/app.mk: APP_CMDLINE: make reads '$(APP_CMDLINE_DOLLAR)' there as its variable (empty); write $$$$ for each $$ of the command line)
-endif
+app_text.APP_CMDLINE := the command line
+app_text.APP_READY := the regex
+$(foreach v,APP_CMDLINE APP_READY,$(if $(call app_dollar,$(v)),$(error $(APP_DIR)/app.mk: $(v): make reads '$(call app_dollar,$(v))' there as its variable (empty); write $$$$ for each $$ of $(app_text.$(v)))))
 endif
 ifeq ($(strip $(APP_NAME)),)
 $(error APP_NAME is empty: leave it out of app.mk for the folder's name, or give 1-32 of [a-z0-9_-])
@@ -181,9 +185,12 @@ ifneq ($(shell printf '%s' '$(APP_NAME)' | grep -xE '[a-z0-9_-]{1,32}'),$(APP_NA
 $(error APP_NAME '$(APP_NAME)': want 1-32 of [a-z0-9_-] (it names the build folder))
 endif
 # APP_CMDLINE given to make (make run APP=... APP_CMDLINE='...') is taken
-# as CMDLINE is: verbatim, a '$y' staying '$y'.
+# as CMDLINE is: verbatim, a '$y' staying '$y'; APP_READY too.
 ifeq ($(origin APP_CMDLINE),command line)
 override APP_CMDLINE := $(value APP_CMDLINE)
+endif
+ifeq ($(origin APP_READY),command line)
+override APP_READY := $(value APP_READY)
 endif
 $(foreach d,$(APP_SRC_DIRS),$(if $(filter ..,$(subst /, ,$(d))),$(error APP_SRC_DIRS: '$(d)' leaves the application's folder)))
 $(foreach d,$(APP_SRC_DIRS),$(if $(wildcard $(APP_DIR)/$(d)/.),,$(error APP_SRC_DIRS: no folder $(APP_DIR)/$(d))))
@@ -200,7 +207,8 @@ $(shell rm -rf $(BUILD)/app && mkdir -p $(BUILD)/app && echo '$(abspath $(APP_DI
 endif
 RUN_CMDLINE = $(APP_CMDLINE)
 TRACE_CMDLINE = trace=4M $(APP_CMDLINE)
-TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR)) TEST_SOURCES=$(call shell_quote,$(APP_SRCS))
+TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR)) APP_READY=$(call shell_quote,$(APP_READY)) \
+	TEST_SOURCES=$(call shell_quote,$(APP_SRCS))
 APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
 # The application's own files, where the kernel's image has them too.
 APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
