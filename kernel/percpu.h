@@ -102,6 +102,8 @@ struct cpu {
 	 * written by the cores that read this core's idle time. */
 	volatile uint64_t idle_read_max;
 	volatile uint64_t idle_read_raised;
+	/* Halts (cpu_halt) its own timer ended, by this core alone. */
+	uint64_t halt_timer_wakes;
 
 	/* Console line assembly (kernel/console.c). */
 	uint32_t linelen;

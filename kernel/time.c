@@ -72,6 +72,14 @@ void cpu_halt(void)
 	__atomic_store_n(&c->halt_seq, c->halt_seq + 1, __ATOMIC_RELAXED);	/* odd */
 	smp_mb();	/* before the stores, and before the clock read */
 	uint64_t t1 = nanotime();
+	/* Woken by its own timer: the wake-ups an idle core's timer costs,
+	 * apart from the ticks a core with work takes. Its deadline passed
+	 * (interrupts are still masked: nothing re-armed it), or, where the
+	 * board takes the interrupt inside the wait (hosted), its handler
+	 * ran during the halt. */
+	uint64_t dl = c->timer_deadline_ns;
+	if ((dl != 0 && dl <= t1) || atomic_load64(&c->last_tick_ns) >= t0)
+		__atomic_store_n(&c->halt_timer_wakes, c->halt_timer_wakes + 1, __ATOMIC_RELAXED);
 	atomic_store64(&c->halted_since, 0);
 	__atomic_store_n(&c->idle_ns, c->idle_ns + (t1 - t0), __ATOMIC_RELAXED);
 	atomic_store32(&c->halt_seq, c->halt_seq + 1);	/* even: store-release */

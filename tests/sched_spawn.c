@@ -223,10 +223,10 @@ static void ring_waiter(void *arg)
 	waitgroup_done(&ring_wg);
 }
 
-TEST(sched_yielding_ring_cannot_starve_the_global_queue)
+/* One staging: true when the scenario happened (the ring full of
+ * yielders, the global queue empty, as the waiter yielded). */
+static bool ring_try(void)
 {
-	int nprocs = gomaxprocs(1);
-	uint64_t slice = sched_set_slice(RING_SLICE_NS);
 	/* The scenario needs the global queue empty: Gs that earlier tests
 	 * left there (on their way out, or from the Ps just removed) run
 	 * first. */
@@ -243,10 +243,30 @@ TEST(sched_yielding_ring_cannot_starve_the_global_queue)
 		go(ring_yielder, NULL);
 	go(ring_waiter, NULL);
 	waitgroup_wait(&ring_wg);
+	return ring_len >= RING_YIELDERS - 1 && ring_glob_empty;
+}
+
+/* Tries of the staging: a G a timer or a device readied meanwhile (the
+ * net stack's, say, on a loaded host where the 200 go()s take long) can
+ * run yielders before the waiter is made (161 of 200 on the ring, seen
+ * in a loaded arm64 soak boot); the order then says nothing. */
+#define RING_TRIES		4
+
+TEST(sched_yielding_ring_cannot_starve_the_global_queue)
+{
+	int nprocs = gomaxprocs(1);
+	uint64_t slice = sched_set_slice(RING_SLICE_NS);
+	int tries = 0;
+	bool staged = false;
+	while (tries < RING_TRIES && !staged) {
+		tries++;
+		staged = ring_try();
+	}
 	sched_set_slice(slice);
 	gomaxprocs(nprocs);
 	printf("# a G yielded to the global queue beside %u yielding Gs in the "
-	       "ring: it ran %u schedticks later\n", ring_len, ring_wait);
+	       "ring: it ran %u schedticks later (try %d of %d)\n", ring_len, ring_wait,
+	       tries, RING_TRIES);
 	ASSERT_GE(ring_len, RING_YIELDERS - 1);	/* the scenario happened */
 	ASSERT(ring_glob_empty);
 	EXPECT_GE(ring_wait, 1);

@@ -340,7 +340,11 @@ TEST(sched_timer_g_defers_the_fairness_pick_by_one_round_only)
 /*
  * This G sleeps while nothing else runs: every P is idle. One idle M
  * keeps time; the other idle cores must not each arm their timer for the
- * same deadline and all wake (nprocs interrupts per sleep).
+ * same deadline and all wake (nprocs wake-ups per sleep). Counted as
+ * halts that the core's own timer ended (kernel/time.c's
+ * halt_timer_wakes): a core the host held in the scheduler with a P
+ * takes its ticks awake, not halted (63 on one core of a hosted boot on a
+ * loaded host), and those are not an idle core's cost.
  */
 #define IDLE_SLEEPS	20u
 
@@ -348,28 +352,34 @@ TEST(sched_one_idle_core_wakes_per_timer)
 {
 	uint32_t np = sched_nprocs();
 	sleep_ns(5 * NSEC_PER_MSEC);	/* let the others settle idle */
-	uint64_t irq0[MAX_CPUS], irqs = 0;
-	for (unsigned i = 0; i < ncpus; i++)
+	uint64_t irq0[MAX_CPUS], wake0[MAX_CPUS], irqs = 0, wakes = 0;
+	for (unsigned i = 0; i < ncpus; i++) {
 		irq0[i] = atomic_load64(&cpus[i].timer_irqs);
+		wake0[i] = atomic_load64(&cpus[i].halt_timer_wakes);
+	}
 	uint64_t t0 = nanotime();
 	for (uint32_t i = 0; i < IDLE_SLEEPS; i++)
 		sleep_ns(5 * NSEC_PER_MSEC);
 	uint64_t took = nanotime() - t0;
-	char per[8 * MAX_CPUS] = "";
+	char per[16 * MAX_CPUS] = "";
 	for (unsigned i = 0, len = 0; i < ncpus; i++) {
 		uint64_t n = atomic_load64(&cpus[i].timer_irqs) - irq0[i];
+		uint64_t w = atomic_load64(&cpus[i].halt_timer_wakes) - wake0[i];
 		irqs += n;
+		wakes += w;
 		if (len < sizeof per)
-			len += (unsigned)snprintf(per + len, sizeof per - len, " %llu",
-						  (unsigned long long)n);
+			len += (unsigned)snprintf(per + len, sizeof per - len, " %llu/%llu",
+						  (unsigned long long)w, (unsigned long long)n);
 	}
-	printf("# %u sleeps with %u Ps idle: %llu timer interrupts on %u cores "
-	       "(per core:%s) in %llu ms\n", IDLE_SLEEPS, np, (unsigned long long)irqs,
-	       ncpus, per, (unsigned long long)(took / NSEC_PER_MSEC));
+	printf("# %u sleeps with %u Ps idle: %llu halts ended by the core's timer, "
+	       "%llu timer interrupts in all, on %u cores (per core:%s) in %llu ms\n",
+	       IDLE_SLEEPS, np, (unsigned long long)wakes, (unsigned long long)irqs, ncpus,
+	       per, (unsigned long long)(took / NSEC_PER_MSEC));
 	/* One per sleep, up to two where the timer fires a little before
 	 * its deadline and is re-armed for the rest (seen on x86 with the
 	 * host loaded); nprocs per sleep if every idle core armed its timer,
 	 * so at 3 Ps or more the two differ. */
 	if (np >= 3)
-		EXPECT_LE(irqs, 2 * IDLE_SLEEPS + 2);
+		EXPECT_LE(wakes, 2 * IDLE_SLEEPS + 2);
+	EXPECT_GE(wakes, 1);	/* the keeper's did end some */
 }
