@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/tracebuf.h"
 #include "tests/sched_testutil.h"
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 /* Wait (bounded) until s has `n` waiters queued. */

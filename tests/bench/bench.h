@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 #define BENCH_RUNS	5	/* each figure is the median of this many */
 #define BENCH_AUX_MAX	5	/* secondary figures per benchmark */

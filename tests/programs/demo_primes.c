@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "kernel/percpu.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 #define PRIMES_N		1000	/* primes the sieve chain finds */
 #define SIEVE_CHAN_CAP		8	/* Go's sieve is unbuffered; 8 slots park

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "sched/console_io.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/bench/bench.h"
 
 #define SHELL_LINE_MAX	128	/* bytes, with the NUL */

@@ -1,7 +1,8 @@
 /*
- * gmk.h: the kernel's own tests and demos include this: the public API
- * with the kernel's view of it (every internal header it rests on).
- * Applications include include/gmk.h, the public API alone.
+ * kernel_api.h: what gmk's own tests and benchmarks include: the public
+ * API with the kernel's view of it (every internal header it rests on).
+ * Applications include include/gmk.h, the public API alone; the one
+ * gmk.h is that one.
  *
  *   go(fn, arg)                      start a goroutine (sched/sched.h)
  *   go_copy(fn, &arg, sizeof arg)    ... with a copy of its argument
@@ -19,8 +20,8 @@
  * A program is a function registered with PROGRAM(name, "about") and
  * started with run=name on the kernel command line (kernel/kernel.h).
  */
-#ifndef GMK_SCHED_GMK_H
-#define GMK_SCHED_GMK_H
+#ifndef GMK_TESTS_KERNEL_API_H
+#define GMK_TESTS_KERNEL_API_H
 
 #include "kernel/kernel.h"
 #include "kernel/kmalloc.h"
