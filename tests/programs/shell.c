@@ -27,7 +27,7 @@
 
 #include "sched/console_io.h"
 #include "tests/kernel_api.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define SHELL_LINE_MAX	128	/* bytes, with the NUL */
 #define SHELL_PROMPT	"gmk> "

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 static const struct bench benches[] = {
 	{ "spawn", "ns/G", 1, bench_spawn, { NULL }, 0 },
