@@ -220,6 +220,7 @@ SRCS := $(filter-out $(ARCH_FIRST) $(ARCH_LAST),$(wildcard arch/$(ARCH)/*.c arch
         $(wildcard arch/generic/*.c) \
         $(wildcard kernel/*.c kernel/*.S) \
         $(wildcard sched/*.c) \
+        $(wildcard lib/*.c) \
         $(wildcard net/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
         $(wildcard tests/programs/*.c tests/fixtures/*.c) \

@@ -35,7 +35,7 @@ struct hchan {
 	 * sched/timechan.c before the channel is handed out; NULL for
 	 * every other channel. */
 	struct timechan *timer;
-	/* A context's done channel (sched/context.c), set once before it
+	/* A context's done channel (lib/context.c), set once before it
 	 * is handed out: closed and freed by its context only. */
 	bool ctxdone;
 	/* Its timer was freed while Gs waited on it (sched/timechan.c):
@@ -61,7 +61,7 @@ void chanfree(struct hchan *c);
 /* chanfree, but a channel with Gs waiting is left to them (orphan)
  * instead of a fatal error: a timer's, freed "at any time". */
 void chanfree_or_orphan(struct hchan *c);
-/* chan_close without the owner checks: for sched/context.c, which closes
+/* chan_close without the owner checks: for lib/context.c, which closes
  * its contexts' done channels. */
 void chanclose(struct hchan *c);
 

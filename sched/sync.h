@@ -36,7 +36,7 @@ void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
 
-/* ---- RWMutex (sched/rwmutex.c) ---- */
+/* ---- RWMutex (lib/rwmutex.c) ---- */
 
 #define RWMUTEX_MAX_READERS (1 << 30)
 
@@ -53,7 +53,7 @@ void rwmutex_runlock(struct rwmutex *rw);
 void rwmutex_lock(struct rwmutex *rw);
 void rwmutex_unlock(struct rwmutex *rw);
 
-/* ---- WaitGroup (sched/waitgroup.c) ---- */
+/* ---- WaitGroup (lib/waitgroup.c) ---- */
 
 struct waitgroup {
 	volatile uint64_t state;	/* high 32: counter (int32); low 32: waiters */
@@ -66,7 +66,7 @@ void waitgroup_add(struct waitgroup *wg, int32_t delta);
 void waitgroup_done(struct waitgroup *wg);
 void waitgroup_wait(struct waitgroup *wg);
 
-/* ---- Once (sched/once.c) ---- */
+/* ---- Once (lib/once.c) ---- */
 
 struct once {
 	volatile uint32_t done;
@@ -76,7 +76,7 @@ struct once {
 /* Runs fn(arg) the first time; every call returns after it finished. */
 void once_do(struct once *o, void (*fn)(void *), void *arg);
 
-/* ---- Cond (sched/cond.c) ---- */
+/* ---- Cond (lib/cond.c) ---- */
 
 struct cond {
 	struct mutex *L;		/* held around wait; set before use */

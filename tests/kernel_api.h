@@ -11,9 +11,9 @@
  *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
  *   time_newtimer, time_newticker, time_afterfunc, time_after,
  *   SELECT_AFTER                     Go's time package (sched/timechan.h)
- *   context_with_cancel, ...         Go's context (sched/context.h)
- *   errgroup_go, errgroup_wait, ...  x/sync/errgroup (sched/errgroup.h)
- *   semaphore_acquire, ...           x/sync/semaphore (sched/semaphore.h)
+ *   context_with_cancel, ...         Go's context (lib/context.h)
+ *   errgroup_go, errgroup_wait, ...  x/sync/errgroup (lib/errgroup.h)
+ *   semaphore_acquire, ...           x/sync/semaphore (lib/semaphore.h)
  *   pool_get, pool_put, ...          sync.Pool (sched/pool.h)
  *   console_read, poll_wait, ...     devices (sched/console_io.h, netpoll.h)
  *
@@ -28,12 +28,12 @@
 #include "kernel/time.h"
 #include "sched/chan.h"
 #include "sched/console_io.h"
-#include "sched/context.h"
-#include "sched/errgroup.h"
+#include "lib/context.h"
+#include "lib/errgroup.h"
 #include "sched/netpoll.h"
 #include "sched/pool.h"
 #include "sched/sched.h"
-#include "sched/semaphore.h"
+#include "lib/semaphore.h"
 #include "sched/sync.h"
 #include "sched/timechan.h"
 

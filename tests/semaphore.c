@@ -1,5 +1,5 @@
 /*
- * The weighted semaphore (sched/semaphore.h), after x/sync/semaphore's
+ * The weighted semaphore (lib/semaphore.h), after x/sync/semaphore's
  * tests: never more than its size held, whatever the weights and the
  * cores; waiters served in order, a big one at the head holding back
  * small ones behind it; an acquire whose context ends gets nothing and

@@ -1,5 +1,5 @@
 /*
- * context (sched/context.h), after Go's context/context.go.
+ * context (lib/context.h), after Go's context/context.go.
  *
  * Two kinds of context besides the background: a cancelable one (Go's
  * cancelCtx and timerCtx: a done channel, an error, a list of children,
@@ -36,7 +36,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "kernel/time.h"
-#include "sched/context.h"
+#include "lib/context.h"
 #include "sched/hchan.h"
 #include "sched/sync.h"
 #include "sched/timechan.h"

@@ -1,5 +1,5 @@
 /*
- * errgroup (sched/errgroup.h), after golang.org/x/sync/errgroup.
+ * errgroup (lib/errgroup.h), after golang.org/x/sync/errgroup.
  *
  * Go's Group limits its goroutines with a channel of tokens; here the
  * free slots are a runtime semaphore (semacquire/semrelease on a word of
@@ -10,7 +10,7 @@
  */
 #include "kernel/atomic.h"
 #include "kernel/panic.h"
-#include "sched/errgroup.h"
+#include "lib/errgroup.h"
 #include "sched/sched.h"
 #include "sched/sema.h"
 

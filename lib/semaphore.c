@@ -1,5 +1,5 @@
 /*
- * The weighted semaphore (sched/semaphore.h), after
+ * The weighted semaphore (lib/semaphore.h), after
  * golang.org/x/sync/semaphore's semaphore.go.
  *
  * A waiter is a struct semwaiter on the acquiring G's stack, queued under
@@ -12,7 +12,7 @@
  * not touched by anyone else; it frees its channel itself.
  */
 #include "kernel/panic.h"
-#include "sched/semaphore.h"
+#include "lib/semaphore.h"
 
 struct semwaiter {
 	int64_t n;

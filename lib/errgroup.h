@@ -25,13 +25,13 @@
  * documentation forbids ("errgroup: modify limit while N goroutines in
  * the group are still active").
  */
-#ifndef GMK_SCHED_ERRGROUP_H
-#define GMK_SCHED_ERRGROUP_H
+#ifndef GMK_LIB_ERRGROUP_H
+#define GMK_LIB_ERRGROUP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/context.h"
+#include "lib/context.h"
 #include "sched/sync.h"
 
 struct errgroup {
