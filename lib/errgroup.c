@@ -8,11 +8,8 @@
  * they live in its record), so errgroup_go's caller may reuse its
  * variables at once.
  */
-#include "kernel/atomic.h"
-#include "kernel/panic.h"
 #include "lib/errgroup.h"
-#include "sched/sched.h"
-#include "sched/sema.h"
+#include "lib/runtime.h"
 
 /* fn first: gdb and traces show a G that runs eg_run by the function its
  * argument starts with (sched/tracebuf.h, g_startpc). */

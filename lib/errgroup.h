@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "lib/context.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
 
 struct errgroup {
 	struct waitgroup wg;

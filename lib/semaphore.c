@@ -11,8 +11,8 @@
  * back) or itself still queued (and leaves). Once unlinked, a waiter is
  * not touched by anyone else; it frees its channel itself.
  */
-#include "kernel/panic.h"
 #include "lib/semaphore.h"
+#include "lib/runtime.h"
 
 struct semwaiter {
 	int64_t n;

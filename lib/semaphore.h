@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "lib/context.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
 
 struct semwaiter;
 

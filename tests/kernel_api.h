@@ -8,7 +8,8 @@
  *   go_copy(fn, &arg, sizeof arg)    ... with a copy of its argument
  *   gosched()                        yield
  *   chan_make / chan_send / ...      channels and select (sched/chan.h)
- *   mutex_*, rwmutex_*, waitgroup_*, once_do, cond_*   (sched/sync.h)
+ *   mutex_*                          the runtime's Mutex (sched/sync.h)
+ *   rwmutex_*, waitgroup_*, once_do, cond_*   the rest of sync (lib/sync.h)
  *   time_newtimer, time_newticker, time_afterfunc, time_after,
  *   SELECT_AFTER                     Go's time package (sched/timechan.h)
  *   context_with_cancel, ...         Go's context (lib/context.h)
@@ -26,14 +27,15 @@
 #include "kernel/kernel.h"
 #include "kernel/kmalloc.h"
 #include "kernel/time.h"
-#include "sched/chan.h"
-#include "sched/console_io.h"
 #include "lib/context.h"
 #include "lib/errgroup.h"
+#include "lib/semaphore.h"
+#include "lib/sync.h"
+#include "sched/chan.h"
+#include "sched/console_io.h"
 #include "sched/netpoll.h"
 #include "sched/pool.h"
 #include "sched/sched.h"
-#include "lib/semaphore.h"
 #include "sched/sync.h"
 #include "sched/timechan.h"
 
