@@ -223,7 +223,7 @@ SRCS := $(filter-out $(ARCH_FIRST) $(ARCH_LAST),$(wildcard arch/$(ARCH)/*.c arch
         $(wildcard lib/*.c) \
         $(wildcard net/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
-        $(wildcard tests/programs/*.c tests/fixtures/*.c) \
+        $(wildcard tests/fixtures/*.c) \
         $(wildcard examples/*/*.c) \
         $(wildcard bench/*.c) \
         $(wildcard boards/platform/$(PLATFORM)/*.c boards/platform/$(PLATFORM)/*.S) \
