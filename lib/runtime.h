@@ -25,6 +25,7 @@
 #include "lib/sync.h"
 #include "sched/linkname.h"
 
+struct sched_pstats;
 struct time_timer;
 struct time_ticker;
 #define GMK_PUBLIC_CHECK
