@@ -5,9 +5,9 @@
 #   V=1 shows full command lines.
 #
 # What is built: build/<board>/gmk.elf, from arch/<arch>/ (and
-# arch/generic/), kernel/, sched/, tests/, the board's platform
-# (boards/platform/<platform>/), its drivers (kernel/irq, kernel/dev) and
-# boards/<board>/, with the toolchain and C library of the arch
+# arch/generic/), kernel/, sched/, net/, tests/, bench/, examples/, the
+# board's platform (boards/platform/<platform>/), its drivers (kernel/irq,
+# kernel/dev) and boards/<board>/, with the toolchain and C library of the arch
 # (arch/<arch>/arch.mk: picolibc on aarch64, newlib on x86-64).
 
 BOARD   ?= qemu-virt-arm64
@@ -145,10 +145,10 @@ TEST_ENV :=
 #   APP_CFLAGS    more flags for the application's files
 #   APP_SRC_DIRS  more folders of *.c files, relative to the application's
 # Its image goes into build/<board>-app-<name>/ and links the kernel's
-# objects from build/<board>/; gmk's own tests (tests/), benchmarks, demo
-# programs and examples are left out (APP_WITH_TESTS=1 keeps them). The
-# kernel's own image carries the examples (examples/*/), their TESTs
-# running with gmk's. The public
+# objects from build/<board>/; gmk's own tests (tests/), benchmarks
+# (bench/), demo programs and examples are left out (APP_WITH_TESTS=1
+# keeps them). The kernel's own image carries the examples (examples/*/),
+# their TESTs running with gmk's. The public
 # headers are include/ (the application's only include path besides its
 # own folder, gmk's and the C library's being for the kernel).
 APP ?=
@@ -209,7 +209,7 @@ RUN_CMDLINE = $(APP_CMDLINE)
 TRACE_CMDLINE = trace=4M $(APP_CMDLINE)
 TEST_ENV = PLAN=tools/test-plan-app APP=$(call shell_quote,$(APP_DIR)) APP_READY=$(call shell_quote,$(APP_READY)) \
 	TEST_SOURCES=$(call shell_quote,$(APP_SRCS))
-APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% examples/%)
+APP_DROP := $(if $(filter 1,$(APP_WITH_TESTS)),,tests/% bench/% examples/%)
 # The application's own files, where the kernel's image has them too.
 APP_DROP += $(patsubst $(CURDIR)/%,%,$(abspath $(APP_SRCS)))
 APP_OBJS := $(APP_SRCS:$(APP_DIR)/%=$(BUILD)/app/%.o) $(BUILD)/app/gmk_app_cmdline.c.o
@@ -246,11 +246,12 @@ SRCS := $(filter-out $(ARCH_FIRST) $(ARCH_LAST),$(wildcard arch/$(ARCH)/*.c arch
         $(wildcard arch/generic/*.c) \
         $(wildcard kernel/*.c kernel/*.S) \
         $(wildcard sched/*.c) \
+        $(wildcard lib/*.c) \
         $(wildcard net/*.c) \
         $(wildcard tests/*.c tests/*_$(ARCH).S) \
-        $(wildcard tests/programs/*.c tests/fixtures/*.c) \
+        $(wildcard tests/fixtures/*.c) \
         $(wildcard examples/*/*.c) \
-        $(wildcard tests/bench/*.c) \
+        $(wildcard bench/*.c) \
         $(wildcard boards/platform/$(PLATFORM)/*.c boards/platform/$(PLATFORM)/*.S) \
         $(DRIVERS:%=kernel/%.c) \
         $(wildcard boards/$(BOARD)/*.c)

@@ -5,9 +5,11 @@
  * C library's headers (stdio.h, string.h, ...) come with the toolchain.
  *
  *   goroutines      go, go_copy, go_value, go_stack, gosched, goexit, goid,
- *                   sched_nprocs, num_goroutine, gomaxprocs,
+ *                   sched_nprocs, num_goroutine, gomaxprocs, num_cpu,
  *                   lockosthread, unlockosthread, lockedcore, panic
  *                                                      (Go's go, runtime)
+ *   the scheduler   sched_pstats, core_idle_ns, schedtrace_print,
+ *   at work         sched_print_goroutines (Go's GODEBUG=schedtrace)
  *   channels        chan_make, chan_send, chan_recv, chan_close, chan_free,
  *                   chan_select with SELECT_SEND/RECV/AFTER  (chan, select)
  *   time            time_now, sleep_ns, time_newtimer, time_newticker,
@@ -26,7 +28,7 @@
  *
  * The types an application declares itself (a mutex, a WaitGroup, an
  * errgroup, ...) are valid zero-filled, as Go's zero values; their
- * insides are the kernel's (sched/), here only as storage of the same
+ * insides are the kernel's (sched/, lib/), here only as storage of the same
  * size and alignment, checked by public_types_have_the_kernels_layout
  * (tests/public.c). The functions' prototypes are checked against the
  * kernel's own by compiling this file after them
@@ -90,6 +92,14 @@ struct time_ticker { chan_t C; };
 #define CONTEXT_DEADLINE_EXCEEDED	(-110)
 struct context;
 
+/* One P's counters since boot (sched_pstats). */
+struct sched_pstats {
+	uint64_t nrun;			/* Gs it ran */
+	uint64_t nsteal;		/* Gs it stole from other Ps */
+	uint64_t nglobget;		/* Gs it took from the global queue */
+	uint64_t nrunnext;		/* Gs it ran from runnext */
+};
+
 /* console_read's errors. */
 #define CONSOLE_ERR_TIMEOUT	(-1L)
 #define CONSOLE_ERR_NOINPUT	(-2L)
@@ -112,6 +122,17 @@ int gomaxprocs(int n);		/* runtime.GOMAXPROCS: n <= 0 only asks */
 void lockosthread(void);		/* runtime.LockOSThread: to this core */
 void unlockosthread(void);	/* runtime.UnlockOSThread */
 int lockedcore(void);		/* the core the caller is locked to, or -1 */
+int num_cpu(void);		/* runtime.NumCPU: the cores */
+
+/* The scheduler at work, as Go's GODEBUG=schedtrace shows it: P id's
+ * counters (false: no P id now; id < sched_nprocs() is one), the time a
+ * core has been halted, idle (0 for a core there is not), a SCHED line
+ * with every P's counters, and every goroutine's id, status and wait
+ * reason. */
+bool sched_pstats(uint32_t id, struct sched_pstats *st);
+uint64_t core_idle_ns(int core);
+void schedtrace_print(void);
+void sched_print_goroutines(void);
 
 /* Go's panic: "panic: <message>" (printf's format), the goroutine's
  * stack (every goroutine's with traceback=all), and the machine ends with

@@ -316,7 +316,7 @@ void kernel_main_g(void *arg)
 			failed = "run=";
 	}
 	if (kopts.bench[0] && status == 0) {
-		/* The benchmarks are the program "bench" (tests/bench/), which
+		/* The benchmarks are the program "bench" (bench/), which
 		 * an application's image leaves out. */
 		if (program_find("bench", strlen("bench"))) {
 			status = program_run("bench", strlen("bench"));

@@ -29,7 +29,7 @@
 #include "kernel/time.h"
 #include "net/netfd.h"
 #include "sched/chan.h"
-#include "sched/context.h"
+#include "lib/context.h"
 #include "sched/netpoll.h"
 #include "sched/sched.h"
 #include "sched/sema.h"

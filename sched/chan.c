@@ -21,6 +21,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/panic.h"
 #include "sched/hchan.h"
+#include "sched/linkname.h"
 #include "sched/schedimpl.h"
 #include "sched/timechan.h"
 
@@ -556,4 +557,23 @@ void chanclose(struct hchan *c)
 	struct g *gp;
 	while ((gp = glist_pop(&ready)))
 		goready(gp);
+}
+
+/* ---- a context's done channel (sched/linkname.h) ------------------------ */
+
+chan_t ctxdone_make(void)
+{
+	chan_t c = chan_make(0, 0);
+	c->ctxdone = true;		/* before anyone else has it */
+	return c;
+}
+
+void ctxdone_close(chan_t c)
+{
+	chanclose(c);
+}
+
+void ctxdone_free(chan_t c)
+{
+	chanfree(c);
 }

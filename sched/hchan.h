@@ -35,8 +35,9 @@ struct hchan {
 	 * sched/timechan.c before the channel is handed out; NULL for
 	 * every other channel. */
 	struct timechan *timer;
-	/* A context's done channel (sched/context.c), set once before it
-	 * is handed out: closed and freed by its context only. */
+	/* A context's done channel (ctxdone_make, sched/linkname.h), set
+	 * once before it is handed out: closed and freed by its context
+	 * only. */
 	bool ctxdone;
 	/* Its timer was freed while Gs waited on it (sched/timechan.c):
 	 * the last select to take its sudog off frees it (select.c). */
@@ -61,8 +62,8 @@ void chanfree(struct hchan *c);
 /* chanfree, but a channel with Gs waiting is left to them (orphan)
  * instead of a fatal error: a timer's, freed "at any time". */
 void chanfree_or_orphan(struct hchan *c);
-/* chan_close without the owner checks: for sched/context.c, which closes
- * its contexts' done channels. */
+/* chan_close without the owner checks: for ctxdone_close, a context's
+ * close of its done channel. */
 void chanclose(struct hchan *c);
 
 /* c is not nil. */

@@ -20,6 +20,7 @@
 #include "kernel/percpu.h"
 #include "kernel/time.h"
 #include "sched/sched.h"
+#include "sched/sema.h"
 #include "sched/sync.h"
 
 /* Go's active_spin and active_spin_cnt: a few short spins only. */

@@ -23,6 +23,7 @@
 #include "kernel/spinlock.h"
 #include "sched/gqueue.h"
 #include "sched/timer.h"
+#include "sched/waitreason.h"
 
 /* Slots in a P's local run queue ring. A power of two, so that the free-
  * running head and tail indices wrap correctly modulo the ring. */
@@ -59,31 +60,6 @@ enum {
  * (p->resumeg).
  */
 enum { preemptSlice = 1, preemptWake = 2 };
-
-/* Why a G is parked (g->waitreason); printed by checkdead and traces. */
-enum waitreason {
-	waitReasonZero = 0,
-	waitReasonGoSleep,		/* test and program code parking itself */
-	waitReasonChanReceive,
-	waitReasonChanSend,
-	waitReasonSelect,
-	waitReasonSyncMutexLock,
-	waitReasonSyncWaitGroupWait,
-	waitReasonSemacquire,
-	waitReasonSleep,
-	waitReasonTest,
-	/* Channels, select and sync. */
-	waitReasonChanReceiveNilChan,	/* "chan receive (nil chan)" */
-	waitReasonChanSendNilChan,	/* "chan send (nil chan)" */
-	waitReasonSelectNoCases,	/* "select (no cases)" */
-	waitReasonSyncCondWait,		/* "sync.Cond.Wait" */
-	waitReasonSyncRWMutexRLock,	/* "sync.RWMutex.RLock" */
-	waitReasonSyncRWMutexLock,	/* "sync.RWMutex.Lock" */
-	/* The poller. */
-	waitReasonIOWait,		/* "IO wait": poll_wait */
-	waitReasonCount
-};
-const char *waitreason_string(uint32_t r);
 
 struct m;
 struct p;

@@ -433,6 +433,16 @@ uint64_t goid(void);				/* of the running G */
 /* ---- for tests and programs ---- */
 void schedtrace_print(void);		/* one SCHED line + per-P counters */
 void sched_print_goroutines(void);	/* goid, status, wait reason */
+/* One P's counters since boot, for programs (include/gmk.h; the demos):
+ * a copy of struct p's. */
+struct sched_pstats {
+	uint64_t nrun;			/* Gs it ran */
+	uint64_t nsteal;		/* Gs it stole from other Ps */
+	uint64_t nglobget;		/* Gs it took from the global queue */
+	uint64_t nrunnext;		/* Gs it ran from runnext */
+};
+/* false, *st untouched, when there is no P id now (sched_p). */
+bool sched_pstats(uint32_t id, struct sched_pstats *st);
 struct p *sched_p(uint32_t id);		/* allp[id], for its counters */
 uint32_t sched_nprocs(void);
 /* Stuck cores the scheduler's watchdog has reported (sched/proc.c). */

@@ -1,6 +1,7 @@
 /*
- * Runtime semaphores and notify lists: what sync/ blocks on (Go's
- * runtime/sema.go). Internal to sched/; programs use sched/sync.h.
+ * Runtime semaphores and notify lists: what package sync blocks on (Go's
+ * runtime/sema.go): the runtime's Mutex (sched/mutex.c) and Go's library
+ * (lib/, through sched/linkname.h). Programs use sync's types.
  *
  *   semacquire(addr)      wait until *addr > 0, then decrement it
  *   semrelease(addr)      increment *addr and wake one waiter
@@ -15,7 +16,7 @@
 #include <stdint.h>
 
 #include "kernel/spinlock.h"
-#include "sched/runtime2.h"
+#include "sched/waitreason.h"
 
 struct sudog;
 

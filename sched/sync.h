@@ -1,20 +1,19 @@
 /*
- * sync: Mutex, RWMutex, WaitGroup, Once and Cond, as in Go's sync package,
- * built on the runtime semaphores (sched/sema.c). All are valid when
- * zero-filled (a static or a memset struct), like Go's zero values, and
- * all block by parking the G, never by spinning for long.
+ * sync.Mutex, as in Go's sync package: the runtime's own, since the
+ * runtime locks with it too (gomaxprocs, the console's readers and
+ * writers). Valid when zero-filled (a static or a memset struct), like
+ * Go's zero value; blocks by parking the G on the runtime semaphores
+ * (sched/sema.c), never by spinning for long. The rest of package sync
+ * (RWMutex, WaitGroup, Once, Cond) is Go's library, above the runtime:
+ * lib/sync.h.
  *
- * Misuse is fatal with Go's words: "sync: unlock of unlocked mutex",
- * "sync: RUnlock of unlocked RWMutex", "sync: Unlock of unlocked RWMutex",
- * "sync: negative WaitGroup counter".
+ * Misuse is fatal with Go's words: "sync: unlock of unlocked mutex".
  */
 #ifndef GMK_SCHED_SYNC_H
 #define GMK_SCHED_SYNC_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "sched/sema.h"
 
 /* ---- Mutex (sched/mutex.c) ---- */
 
@@ -35,58 +34,5 @@ struct mutex {
 void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
-
-/* ---- RWMutex (sched/rwmutex.c) ---- */
-
-#define RWMUTEX_MAX_READERS (1 << 30)
-
-struct rwmutex {
-	struct mutex w;			/* held by a pending or active writer */
-	volatile uint32_t writer_sem;	/* writer waits for readers to leave */
-	volatile uint32_t reader_sem;	/* readers wait for the writer */
-	volatile uint32_t reader_count;	/* int32: < 0 when a writer is pending */
-	volatile uint32_t reader_wait;	/* int32: readers the writer waits for */
-};
-
-void rwmutex_rlock(struct rwmutex *rw);
-void rwmutex_runlock(struct rwmutex *rw);
-void rwmutex_lock(struct rwmutex *rw);
-void rwmutex_unlock(struct rwmutex *rw);
-
-/* ---- WaitGroup (sched/waitgroup.c) ---- */
-
-struct waitgroup {
-	volatile uint64_t state;	/* high 32: counter (int32); low 32: waiters */
-	volatile uint32_t sema;
-};
-
-void waitgroup_add(struct waitgroup *wg, int32_t delta);
-/* waitgroup_add(wg, -1), whose common case (the counter still above 0)
- * returns after the one atomic add. */
-void waitgroup_done(struct waitgroup *wg);
-void waitgroup_wait(struct waitgroup *wg);
-
-/* ---- Once (sched/once.c) ---- */
-
-struct once {
-	volatile uint32_t done;
-	struct mutex m;
-};
-
-/* Runs fn(arg) the first time; every call returns after it finished. */
-void once_do(struct once *o, void (*fn)(void *), void *arg);
-
-/* ---- Cond (sched/cond.c) ---- */
-
-struct cond {
-	struct mutex *L;		/* held around wait; set before use */
-	struct notifylist notify;
-};
-
-#define COND_INIT(mu) { .L = (mu) }
-void cond_init(struct cond *c, struct mutex *L);
-void cond_wait(struct cond *c);		/* unlocks L, waits, relocks L */
-void cond_signal(struct cond *c);
-void cond_broadcast(struct cond *c);
 
 #endif

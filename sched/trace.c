@@ -109,6 +109,23 @@ void schedtrace_print(void)
 	}
 }
 
+bool sched_pstats(uint32_t id, struct sched_pstats *st)
+{
+	struct p *pp = sched_p(id);
+
+	if (!pp)
+		return false;
+	/* Each counter is its owner's, written as it runs: read one at a
+	 * time, a recent value of each. */
+	*st = (struct sched_pstats){
+		.nrun = atomic_load64(&pp->nrun),
+		.nsteal = atomic_load64(&pp->nsteal),
+		.nglobget = atomic_load64(&pp->nglobget),
+		.nrunnext = atomic_load64(&pp->nrunnext),
+	};
+	return true;
+}
+
 /* Every goroutine with its status and wait reason, as Go's traceback
  * headers ("goroutine 7 [chan receive]:"); the shell's `ps`. */
 void sched_print_goroutines(void)

@@ -1,10 +1,10 @@
 /*
- * The benchmarks (tests/bench/) still work: every one of them, with tiny
+ * The benchmarks (bench/) still work: every one of them, with tiny
  * counts, passes its own sanity checks (every G ran, the counts add up).
  * Their figures mean nothing at this size; `make bench` measures.
  */
 #include "kernel/test.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 /* The full counts divided by this: 1,000 spawns, 100 fanout Gs, one
  * sleep per latency run. Small enough for 8 cores under TCG. */

@@ -6,7 +6,7 @@
 #define GMK_TESTS_CHAN_TESTUTIL_H
 
 #include "kernel/time.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/hchan.h"
 
 /* Gs parked in c's receive (recv=true) or send queue now. */

@@ -19,7 +19,7 @@
 #include "kernel/console_in.h"
 #include "kernel/test.h"
 #include "sched/console_io.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/netpoll.h"
 #include "tests/preempt_testutil.h"
 #include "tests/sched_testutil.h"

@@ -11,7 +11,7 @@
 #include "kernel/atomic.h"
 #include "kernel/console.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 #define LINES_GS	8
 #define LINES_EACH	20

@@ -23,7 +23,7 @@
 
 #include "kernel/console.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/netpoll.h"
 #include "tests/sched_testutil.h"
 

@@ -25,7 +25,7 @@
 #include "kernel/console_in.h"
 #include "kernel/cpu.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 #define SW_FIFO		16u	/* a 16550A's, a PL011's */
 #define SW_LINE		(3u * CONSOLE_RX_RING + 123u)	/* bytes sent */

@@ -1,5 +1,5 @@
 /*
- * context (sched/context.h), after Go's context_test.go: a parent's
+ * context (lib/context.h), after Go's context_test.go: a parent's
  * cancel cancels every descendant, through value contexts too, and a
  * child's leaves its parent alone and takes the child off its list; a
  * deadline cancels with "deadline exceeded" and not before; a cancel
@@ -14,7 +14,7 @@
 
 #include "kernel/kmalloc.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 /* Is c closed (a receive returns at once, !ok)? */

@@ -3,7 +3,7 @@
  * in its own boot (make test does that).
  */
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 TEST_FATAL(context_cancel_of_a_freed_context, "context_cancel: use of a freed context")
 {

@@ -1,5 +1,5 @@
 /*
- * errgroup (sched/errgroup.h), after x/sync/errgroup's tests: Wait
+ * errgroup (lib/errgroup.h), after x/sync/errgroup's tests: Wait
  * returns the first error after every goroutine has finished; the
  * group's context is cancelled at the first error, and at Wait when
  * there is none; SetLimit bounds the goroutines running at once and
@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/tracebuf.h"
 #include "tests/sched_testutil.h"
 

@@ -3,7 +3,7 @@
  * in its own boot (make test does that).
  */
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 static int wait_forever(void *p)
 {

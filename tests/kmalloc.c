@@ -8,7 +8,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/page.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 static const size_t sizes[] = { 0, 1, 15, 16, 17, 100, 1000, 2032, 2033, 4096, 20000 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])

@@ -14,7 +14,7 @@
 
 #include "kernel/atomic.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 /* ---- formatting and parsing from many goroutines --------------------- */
 

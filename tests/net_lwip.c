@@ -12,9 +12,9 @@
 #ifdef GMK_NET_LWIP
 #include "kernel/kmalloc.h"
 #include "kernel/time.h"
+#include "lib/sync.h"
 #include "net/lwip/netstack.h"
 #include "net_testutil.h"
-#include "sched/sync.h"
 
 #define BYTES	(256u << 10)
 

@@ -11,7 +11,7 @@
 
 #include "kernel/test.h"
 #include "net/netfd.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 /* At a test's start: skips it, saying why, where there is no network;
  * else the counts the test must leave as it found them. */

@@ -8,7 +8,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/page.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/sched.h"
 
 /* 1 MiB requests: each takes a 2 MiB buddy block (a page more than 1 MiB

@@ -7,8 +7,8 @@
 #include "kernel/percpu.h"
 #include "kernel/preempt.h"
 #include "kernel/time.h"
+#include "lib/sync.h"
 #include "sched/sched.h"
-#include "sched/sync.h"
 #include "sched/timer.h"
 
 /* tests/regs_<arch>.S: n iterations of a loop on one register, no calls

@@ -50,6 +50,41 @@ static void closer(void *arg)
 	chan_close(s->done);
 }
 
+static void counted(void *arg)
+{
+	waitgroup_done(arg);
+}
+
+TEST(public_sched_pstats_count_every_g_run_and_core_idle_only_grows)
+{
+	static struct waitgroup wg;
+	uint32_t np = sched_nprocs();
+	uint64_t before = 0, after = 0;
+	struct sched_pstats st;
+
+	ASSERT_GE(num_cpu(), (int)np);
+	ASSERT(!sched_pstats(np, &st));		/* no P np */
+	ASSERT_EQ(core_idle_ns(-1), 0);
+	ASSERT_EQ(core_idle_ns(num_cpu()), 0);
+	uint64_t idle0 = core_idle_ns(0);
+	for (uint32_t i = 0; i < np; i++) {
+		ASSERT(sched_pstats(i, &st));
+		before += st.nrun;
+	}
+	waitgroup_add(&wg, 100);
+	for (int i = 0; i < 100; i++)
+		go(counted, &wg);
+	waitgroup_wait(&wg);
+	for (uint32_t i = 0; i < np; i++) {
+		ASSERT(sched_pstats(i, &st));
+		after += st.nrun;
+	}
+	/* Each of the 100 Gs ran on some P (and this one again, after its
+	 * wait). */
+	ASSERT_GE(after - before, 100);
+	ASSERT_GE(core_idle_ns(0), idle0);
+}
+
 TEST(public_api_alone_runs_goroutines_channels_sync_and_time)
 {
 	static struct shared s;		/* zero: Go's zero values */

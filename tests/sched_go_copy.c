@@ -10,7 +10,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/page.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 #define COPY_GS		2000u

@@ -8,7 +8,7 @@
 #include "kernel/compiler.h"
 #include "kernel/percpu.h"
 #include "kernel/test.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
 #include "tests/sched_testutil.h"
 
 #define WAIT_NS (30 * NSEC_PER_SEC)

@@ -14,7 +14,7 @@
 #include "kernel/page.h"
 #include "kernel/preempt.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/sched.h"
 #include "sched/schedimpl.h"
 #include "tests/preempt_testutil.h"

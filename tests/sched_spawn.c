@@ -7,7 +7,7 @@
 
 #include "kernel/percpu.h"
 #include "kernel/test.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
 #include "tests/sched_testutil.h"
 
 #define MILLION 1000000u

@@ -22,7 +22,7 @@
 #include "kernel/panic.h"
 #include "kernel/preempt.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/sched.h"
 #include "sched/schedimpl.h"
 #include "tests/sched_testutil.h"

@@ -1,5 +1,5 @@
 /* Helpers shared by the scheduler tests (tests/sched_*.c and others) and
- * the benchmarks' own checks (tests/bench/). */
+ * the benchmarks' own checks (bench/). */
 #ifndef GMK_TESTS_SCHED_TESTUTIL_H
 #define GMK_TESTS_SCHED_TESTUTIL_H
 

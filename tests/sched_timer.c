@@ -10,9 +10,9 @@
 #include "kernel/spinlock.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "lib/sync.h"
 #include "sched/sched.h"
 #include "sched/schedimpl.h"
-#include "sched/sync.h"
 #include "tests/preempt_testutil.h"
 
 /*

@@ -11,9 +11,9 @@
 #include "kernel/preempt.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "lib/sync.h"
 #include "sched/sched.h"
 #include "sched/sema.h"
-#include "sched/sync.h"
 #include "sched/timer.h"
 
 /* The watchdog's report says where the stuck core was: the PC its last

@@ -6,9 +6,9 @@
 #include "kernel/spinlock.h"
 #include "kernel/test.h"
 #include "kernel/time.h"
+#include "lib/sync.h"
 #include "sched/sched.h"
 #include "sched/sema.h"
-#include "sched/sync.h"
 #include "sched/timer.h"
 
 /*

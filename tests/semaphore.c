@@ -1,5 +1,5 @@
 /*
- * The weighted semaphore (sched/semaphore.h), after x/sync/semaphore's
+ * The weighted semaphore (lib/semaphore.h), after x/sync/semaphore's
  * tests: never more than its size held, whatever the weights and the
  * cores; waiters served in order, a big one at the head holding back
  * small ones behind it; an acquire whose context ends gets nothing and
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 /* Wait (bounded) until s has `n` waiters queued. */

@@ -3,7 +3,7 @@
  * runs alone in its own boot (make test does that).
  */
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 TEST_FATAL(semaphore_release_of_more_than_held, "semaphore: released more than held")
 {

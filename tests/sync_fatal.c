@@ -2,6 +2,7 @@
  * sync misuse is fatal with Go's words; each test runs alone in its boot.
  */
 #include "kernel/test.h"
+#include "lib/sync.h"
 #include "sched/sync.h"
 
 TEST_FATAL(sync_unlock_of_unlocked_mutex, "sync: unlock of unlocked mutex")

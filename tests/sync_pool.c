@@ -9,7 +9,7 @@
 
 #include "kernel/kmalloc.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 #define OBJ_MAGIC 0x706f6f6c6f626a31ull		/* "poolobj1" */

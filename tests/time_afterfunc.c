@@ -8,7 +8,7 @@
 
 #include "kernel/kmalloc.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 struct blocker {

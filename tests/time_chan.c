@@ -13,7 +13,7 @@
 #include "kernel/kmalloc.h"
 #include "kernel/page.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/chan_testutil.h"
 #include "tests/preempt_testutil.h"
 

@@ -3,7 +3,7 @@
  * runs alone in its own boot (make test does that).
  */
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 TEST_FATAL(time_ticker_stop_of_a_freed_ticker, "time_ticker_stop: use of a freed ticker")
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/schedimpl.h"
 #include "tests/sched_testutil.h"
 

@@ -12,7 +12,7 @@
 
 #include "kernel/kmalloc.h"
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 #define TK_PERIOD	(10 * NSEC_PER_MSEC)

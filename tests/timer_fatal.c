@@ -4,7 +4,7 @@
  * in its own boot (TEST_FATAL).
  */
 #include "kernel/test.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/sched_testutil.h"
 
 static chan_t unbuffered;

@@ -10,7 +10,7 @@
 #include "kernel/panic.h"
 #include "kernel/test.h"
 #include "kernel/traceback.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "tests/chan_testutil.h"
 
 #define NOINLINE __attribute__((noinline))

@@ -21,6 +21,7 @@
 #include "kernel/panic.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
+#include "lib/sync.h"
 #include "net/lwip/netstack.h"
 #include "sched/chan.h"
 #include "sched/netpoll.h"

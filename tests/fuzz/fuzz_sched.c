@@ -61,7 +61,7 @@
 #include "arch/x86_64-linux/host.h"
 #include "kernel/atomic.h"
 #include "kernel/percpu.h"
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 #include "sched/runtime2.h"
 #include "sched/schedimpl.h"
 #include "sched/sched.h"

@@ -9,7 +9,9 @@
  *   sched                one schedtrace line and the per-P counters
  *   run <program> [args] start a registered program in a new G, its argv
  *                        the words after its name
- *   bench <name>[/N]     run benchmarks (bench= syntax) and wait for them
+ *   bench <name>[/N]     run benchmarks (bench= syntax) and wait for them,
+ *                        where the image has them (the kernel's; not an
+ *                        application's own)
  *   sleep <ms>           wait (typed input waits, none is lost)
  *   wait                 wait for the programs `run` started to end
  *   exit [status]        wait for the programs `run` started, then leave
@@ -25,9 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sched/console_io.h"
-#include "sched/gmk.h"
-#include "tests/bench/bench.h"
+#include "gmk.h"
 
 #define SHELL_LINE_MAX	128	/* bytes, with the NUL */
 #define SHELL_PROMPT	"gmk> "
@@ -36,7 +36,7 @@
 #define SHELL_RUN_ARGS	16	/* words after run's program name, at most */
 
 static struct waitgroup jobs;
-static volatile uint32_t njobs;
+static uint32_t njobs;		/* atomic: programs `run` started, running */
 
 /* A job's program and its arguments, copied out of the line (the next
  * line reuses it); the job frees it. */
@@ -51,14 +51,14 @@ static void job(void *arg)
 {
 	struct job *j = arg;
 	const struct program *p = j->p;
-	uint64_t t0 = nanotime();
+	uint64_t t0 = time_now();
 	int status = program_main_args(p, j->nargs, j->args);
 	kfree(j);
 
 	printf("[%s exited with status %d after %llu ms]\n", p->name, status,
-	       (unsigned long long)((nanotime() - t0) / NSEC_PER_MSEC));
+	       (unsigned long long)((time_now() - t0) / NSEC_PER_MSEC));
 	program_end(p);		/* may run again */
-	atomic_xadd32(&njobs, -1);
+	__atomic_fetch_sub(&njobs, 1, __ATOMIC_SEQ_CST);
 	waitgroup_done(&jobs);
 }
 
@@ -141,7 +141,7 @@ static char *word(char **s)
 /* Wait for the programs `run` started (by `cmd`: exit, wait). */
 static void wait_jobs(const char *cmd)
 {
-	uint32_t n = atomic_load32(&njobs);
+	uint32_t n = __atomic_load_n(&njobs, __ATOMIC_ACQUIRE);
 	if (n) {
 		printf("%s: waiting for %u running program%s\n", cmd, n, n == 1 ? "" : "s");
 		waitgroup_wait(&jobs);
@@ -249,16 +249,24 @@ PROGRAM(shell, "a shell on the console: help, ps, sched, run, bench, sleep, wait
 				j->args[i] = w;
 				w += n;
 			}
-			atomic_xadd32(&njobs, 1);
+			__atomic_fetch_add(&njobs, 1, __ATOMIC_SEQ_CST);
 			waitgroup_add(&jobs, 1);
 			uint64_t id = go(job, j);
 			printf("[%s started: goroutine %llu]\n", p->name, (unsigned long long)id);
 		} else if (strcmp(cmd, "bench") == 0) {
+			/* The benchmarks are the program "bench" (bench/), in
+			 * the kernel's image; it prints "bench: N failed". */
+			const struct program *b = program_find("bench", strlen("bench"));
 			if (!arg) {
 				printf("bench: usage: bench <name>[/N] (bench=all lists them)\n");
 				continue;
 			}
-			printf("bench: %d failed\n", bench_main(arg));
+			if (!b) {
+				printf("bench: this image has no benchmarks (the kernel's has: "
+				       "make run CMDLINE=run=shell)\n");
+				continue;
+			}
+			program_main_args(b, 1, &arg);
 		} else if (strcmp(cmd, "sleep") == 0) {
 			long ms = arg ? whole_number(arg, SHELL_SLEEP_MAX_MS) : -1;
 			if (ms < 0) {
@@ -291,7 +299,7 @@ static void burner(void *arg)
 {
 	uint64_t end = *(uint64_t *)arg;
 	volatile uint64_t x = 0;
-	while (nanotime() < end)
+	while (time_now() < end)
 		for (int i = 0; i < 10000; i++)
 			x += (uint64_t)i;
 	(void)x;	/* clang: set but not used */
@@ -303,7 +311,7 @@ PROGRAM(burn, "CPU-bound: one G per P that never blocks, for 5 s")
 	static uint64_t end;
 	uint32_t n = sched_nprocs();
 
-	end = nanotime() + BURN_NS;
+	end = time_now() + BURN_NS;
 	waitgroup_add(&burn_wg, (int32_t)n);
 	for (uint32_t i = 0; i < n; i++)
 		go(burner, &end);

@@ -5,9 +5,8 @@
  * it; it then waits for the readers already inside (reader_wait) to leave.
  * Writers among themselves are ordered by the inner Mutex.
  */
-#include "kernel/atomic.h"
-#include "kernel/panic.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
+#include "lib/runtime.h"
 
 static int32_t add32(volatile uint32_t *p, int32_t d)
 {

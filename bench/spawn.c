@@ -9,7 +9,7 @@
  * made run: ~30,000 Gs alive at once under -icount (measured), ~600 MiB
  * with 16 KiB stacks and their guards, ~70 MiB with 2 KiB ones.
  */
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define SPAWN_GS 1000000u
 

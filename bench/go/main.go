@@ -1,4 +1,4 @@
-// The gmk benchmarks (docs/benchmarks.md, tests/bench/*.c) written with
+// The gmk benchmarks (docs/benchmarks.md, bench/*.c) written with
 // goroutines, so that Go's own scheduler does the same work on the same
 // machine. Each figure is the median of 5 runs with the min and max, printed
 // in the kernel's line format:

@@ -5,7 +5,7 @@
  * one G in the same run. 1.0 means every P was busy with useful work all
  * along; spawning, queueing and stealing are what it costs.
  */
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define FANOUT_GS	100000u
 #define FANOUT_STEPS	1000u

@@ -10,11 +10,11 @@
  *    the counts to a results channel, which a closer G closes once the
  *    WaitGroup says every worker is done.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/percpu.h"
-#include "sched/gmk.h"
+#include "gmk.h"
 
 #define PRIMES_N		1000	/* primes the sieve chain finds */
 #define SIEVE_CHAN_CAP		8	/* Go's sieve is unbuffered; 8 slots park
@@ -183,12 +183,12 @@ PROGRAM(primes, "concurrent prime sieve and a fan-out/fan-in over all cores")
 {
 	bool good = true;
 	uint32_t nprocs = sched_nprocs();
-	uint64_t nrun0[MAX_CPUS], nsteal0[MAX_CPUS];
+	int ncores = num_cpu();
+	struct sched_pstats *before = kmalloc(nprocs * sizeof *before);
+	uint64_t *idle0 = kmalloc(ncores * sizeof *idle0);
 
-	for (uint32_t i = 0; i < nprocs; i++) {
-		nrun0[i] = sched_p(i)->nrun;
-		nsteal0[i] = sched_p(i)->nsteal;
-	}
+	for (uint32_t i = 0; i < nprocs; i++)
+		sched_pstats(i, &before[i]);
 	printf("primes: %u Ps\n", nprocs);
 
 	/* Reference: the PRIMES_N-th prime bounds the generator. */
@@ -199,9 +199,9 @@ PROGRAM(primes, "concurrent prime sieve and a fan-out/fan-in over all cores")
 		if (!comp[i])
 			want[nwant++] = i;
 
-	uint64_t t0 = nanotime();
+	uint64_t t0 = time_now();
 	uint32_t found = concurrent_sieve(got, PRIMES_N, want[PRIMES_N - 1]);
-	uint64_t t1 = nanotime();
+	uint64_t t1 = time_now();
 	bool sieve_ok = found == PRIMES_N && memcmp(got, want, sizeof want) == 0;
 	printf("primes: sieve of %u filter Gs: %u primes, last %u, %llu ms: %s\n",
 	       PRIMES_N, found, found ? got[found - 1] : 0,
@@ -214,12 +214,11 @@ PROGRAM(primes, "concurrent prime sieve and a fan-out/fan-in over all cores")
 		nref += !comp[i];
 	kfree(comp);
 	uint32_t njobs, nworkers = WORKERS_PER_CORE * nprocs;
-	uint64_t idle0[MAX_CPUS];
-	for (uint32_t i = 0; i < ncpus; i++)
-		idle0[i] = cpus[i].idle_ns;
-	t0 = nanotime();
+	for (int i = 0; i < ncores; i++)
+		idle0[i] = core_idle_ns(i);
+	t0 = time_now();
 	uint32_t nfan = fan_out_in(nworkers, &njobs);
-	t1 = nanotime();
+	t1 = time_now();
 	bool fan_ok = nfan == nref && njobs == (FAN_LIMIT + FAN_CHUNK - 1) / FAN_CHUNK;
 	printf("primes: fan-out/fan-in, %u workers, %u jobs: %u primes below %u, %llu ms: %s\n",
 	       nworkers, njobs, nfan, FAN_LIMIT,
@@ -227,8 +226,8 @@ PROGRAM(primes, "concurrent prime sieve and a fan-out/fan-in over all cores")
 	       fan_ok ? "matches the plain sieve" : "WRONG");
 	good = good && fan_ok;
 	printf("primes: cores busy during fan-out:");
-	for (uint32_t i = 0; i < ncpus; i++) {
-		uint64_t idle = cpus[i].idle_ns - idle0[i];
+	for (int i = 0; i < ncores; i++) {
+		uint64_t idle = core_idle_ns(i) - idle0[i];
 		uint64_t busy = idle < t1 - t0 ? (t1 - t0) - idle : 0;
 		printf(" %u%%", (unsigned)(busy * 100 / (t1 - t0)));
 	}
@@ -237,8 +236,10 @@ PROGRAM(primes, "concurrent prime sieve and a fan-out/fan-in over all cores")
 	uint64_t total_run = 0, total_steal = 0;
 	printf("primes: per P: Gs run (stolen)\n");
 	for (uint32_t i = 0; i < nprocs; i++) {
-		uint64_t r = sched_p(i)->nrun - nrun0[i];
-		uint64_t s = sched_p(i)->nsteal - nsteal0[i];
+		struct sched_pstats st;
+		sched_pstats(i, &st);
+		uint64_t r = st.nrun - before[i].nrun;
+		uint64_t s = st.nsteal - before[i].nsteal;
 		printf("primes:   P%-2u %8llu (%llu)\n", i, (unsigned long long)r,
 		       (unsigned long long)s);
 		total_run += r;
@@ -247,5 +248,7 @@ PROGRAM(primes, "concurrent prime sieve and a fan-out/fan-in over all cores")
 	printf("primes: %llu Gs run, %llu stolen; %s\n", (unsigned long long)total_run,
 	       (unsigned long long)total_steal,
 	       good ? "all results checked: OK" : "FAILED");
+	kfree(idle0);
+	kfree(before);
 	return good ? 0 : 1;
 }

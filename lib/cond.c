@@ -4,7 +4,8 @@
  * Signal or Broadcast issued after it unlocks L is never missed, even
  * before it has parked.
  */
-#include "sched/sync.h"
+#include "lib/sync.h"
+#include "lib/runtime.h"
 
 void cond_init(struct cond *c, struct mutex *L)
 {

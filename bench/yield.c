@@ -4,7 +4,7 @@
  * queue (Go's goschedImpl), so this is a round trip through sched.lock
  * and schedule(); with more Ps, the other P finds the G there.
  */
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define YIELDS_PER_G 1000000u
 #define YIELD_GS 2u

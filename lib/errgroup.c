@@ -1,5 +1,5 @@
 /*
- * errgroup (sched/errgroup.h), after golang.org/x/sync/errgroup.
+ * errgroup (lib/errgroup.h), after golang.org/x/sync/errgroup.
  *
  * Go's Group limits its goroutines with a channel of tokens; here the
  * free slots are a runtime semaphore (semacquire/semrelease on a word of
@@ -8,11 +8,8 @@
  * they live in its record), so errgroup_go's caller may reuse its
  * variables at once.
  */
-#include "kernel/atomic.h"
-#include "kernel/panic.h"
-#include "sched/errgroup.h"
-#include "sched/sched.h"
-#include "sched/sema.h"
+#include "lib/errgroup.h"
+#include "lib/runtime.h"
 
 /* fn first: gdb and traces show a G that runs eg_run by the function its
  * argument starts with (sched/tracebuf.h, g_startpc). */

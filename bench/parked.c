@@ -24,7 +24,7 @@
  * stack_small_used), which says whether 1 KiB is enough.
  */
 #include "kernel/page.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define PARKED_GS		100000u
 #define PARKED_DEFAULT_DIV	10u	/* default-stack run: a tenth as many */

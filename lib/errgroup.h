@@ -25,14 +25,14 @@
  * documentation forbids ("errgroup: modify limit while N goroutines in
  * the group are still active").
  */
-#ifndef GMK_SCHED_ERRGROUP_H
-#define GMK_SCHED_ERRGROUP_H
+#ifndef GMK_LIB_ERRGROUP_H
+#define GMK_LIB_ERRGROUP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/context.h"
-#include "sched/sync.h"
+#include "lib/context.h"
+#include "lib/sync.h"
 
 struct errgroup {
 	struct waitgroup wg;

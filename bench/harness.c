@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 static const struct bench benches[] = {
 	{ "spawn", "ns/G", 1, bench_spawn, { NULL }, 0 },
@@ -185,9 +185,11 @@ int bench_main(const char *which)
 	return failed;
 }
 
+/* bench= on the command line, or the program's argument (the shell's
+ * bench command; run=bench -- spawn/10). */
 PROGRAM(bench, "the benchmarks (docs/benchmarks.md): bench=all|name[,name], name/N divides")
 {
-	int failed = bench_main(kopts.bench);
+	int failed = bench_main(argc > 1 ? argv[1] : kopts.bench);
 
 	if (failed < 0) {
 		printf("gmk: benchmarks: all");

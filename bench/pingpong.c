@@ -4,7 +4,7 @@
  * Every hand-off parks one G and readies the other into the waker's
  * runnext, so on one P this is gopark + goready + a switch each way.
  */
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define PINGPONG_TRIPS 1000000u
 

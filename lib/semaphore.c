@@ -1,5 +1,5 @@
 /*
- * The weighted semaphore (sched/semaphore.h), after
+ * The weighted semaphore (lib/semaphore.h), after
  * golang.org/x/sync/semaphore's semaphore.go.
  *
  * A waiter is a struct semwaiter on the acquiring G's stack, queued under
@@ -11,8 +11,8 @@
  * back) or itself still queued (and leaves). Once unlinked, a waiter is
  * not touched by anyone else; it frees its channel itself.
  */
-#include "kernel/panic.h"
-#include "sched/semaphore.h"
+#include "lib/semaphore.h"
+#include "lib/runtime.h"
 
 struct semwaiter {
 	int64_t n;

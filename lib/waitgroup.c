@@ -3,9 +3,8 @@
  * the counter (high half, signed) and the number of waiters (low half), so
  * that Add and Wait agree on both with a single atomic operation.
  */
-#include "kernel/atomic.h"
-#include "kernel/panic.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
+#include "lib/runtime.h"
 
 /* The counter is now v = state's high half, after adding delta; the misuse
  * checks, and the wake-up of the waiters when it reached 0. */

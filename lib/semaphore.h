@@ -20,14 +20,14 @@
  * SEMAPHORE_INIT of a negative n at the semaphore's first use), a NULL
  * context (pass context_background()).
  */
-#ifndef GMK_SCHED_SEMAPHORE_H
-#define GMK_SCHED_SEMAPHORE_H
+#ifndef GMK_LIB_SEMAPHORE_H
+#define GMK_LIB_SEMAPHORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/context.h"
-#include "sched/sync.h"
+#include "lib/context.h"
+#include "lib/sync.h"
 
 struct semwaiter;
 

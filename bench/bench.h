@@ -1,9 +1,9 @@
 /*
- * The benchmarks of docs/benchmarks.md, as kernel code (tests/bench/, a
+ * The benchmarks of docs/benchmarks.md, as kernel code (bench/, a
  * file each).
  *
  * Each benchmark is one function that does the workload once and returns
- * its figure; the harness (tests/bench/harness.c) runs it BENCH_RUNS
+ * its figure; the harness (bench/harness.c) runs it BENCH_RUNS
  * times and prints one line with the median, the minimum and the maximum:
  *
  *   bench spawn nprocs=2 median=84.1 min=80.2 max=90.7 ns/G
@@ -11,15 +11,15 @@
  * A run checks its own work (every G ran, the counts add up) and calls
  * bench_fail when a check does not hold: the line then says FAIL and why,
  * and the run's exit status is non-zero. The same workloads in Go are in
- * tests/bench/go/; tools/bench and tools/bench-compare drive both.
+ * bench/go/; tools/bench and tools/bench-compare drive both.
  */
-#ifndef GMK_TESTS_BENCH_BENCH_H
-#define GMK_TESTS_BENCH_BENCH_H
+#ifndef GMK_BENCH_BENCH_H
+#define GMK_BENCH_BENCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/gmk.h"
+#include "tests/kernel_api.h"
 
 #define BENCH_RUNS	5	/* each figure is the median of this many */
 #define BENCH_AUX_MAX	5	/* secondary figures per benchmark */
@@ -63,7 +63,7 @@ void bench_fail(struct bench_ctx *c, const char *fmt, ...)
  */
 int bench_main(const char *which);
 
-/* The workloads, one file each (tests/bench/<name>.c). */
+/* The workloads, one file each (bench/<name>.c). */
 double bench_spawn(struct bench_ctx *c);
 double bench_yield(struct bench_ctx *c);
 double bench_pingpong(struct bench_ctx *c);

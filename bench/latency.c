@@ -15,7 +15,7 @@
  * did not come by this core's timer interrupt counts wholly as sched.
  */
 #include "kernel/percpu.h"
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 
 #define LATENCY_SLEEPS		1000u
 #define LATENCY_SLEEP_NS	(1 * NSEC_PER_MSEC)

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "tests/bench/bench.h"
+#include "bench/bench.h"
 #include "tests/sched_testutil.h"
 
 #define STEAL_GS	10000u

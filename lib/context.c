@@ -1,5 +1,5 @@
 /*
- * context (sched/context.h), after Go's context/context.go.
+ * context (lib/context.h), after Go's context/context.go.
  *
  * Two kinds of context besides the background: a cancelable one (Go's
  * cancelCtx and timerCtx: a done channel, an error, a list of children,
@@ -32,14 +32,8 @@
  */
 #include <string.h>
 
-#include "kernel/atomic.h"
-#include "kernel/kmalloc.h"
-#include "kernel/panic.h"
-#include "kernel/time.h"
-#include "sched/context.h"
-#include "sched/hchan.h"
-#include "sched/sync.h"
-#include "sched/timechan.h"
+#include "lib/context.h"
+#include "lib/runtime.h"
 
 #define CONTEXT_LIVE	0x636f6e746578746cull	/* "contextl" */
 #define CONTEXT_FREED	0x636f6e7465787466ull	/* "contextf" */
@@ -97,7 +91,7 @@ static void ctx_free(struct context *c)
 	if (c->timer)
 		time_timer_free(c->timer);	/* stopped, or its function ran */
 	if (c->done)
-		chanfree(c->done);		/* closed: nobody is parked on it */
+		ctxdone_free(c->done);		/* closed: nobody is parked on it */
 	kfree(c);
 }
 
@@ -149,7 +143,7 @@ static bool ctx_cancel_one(struct context *c, int err, struct context **children
 	}
 	/* store-release: a G that sees done closed, or err set, sees why. */
 	atomic_store32(&c->err, (uint32_t)err);
-	chanclose(c->done);
+	ctxdone_close(c->done);
 	/* A child cannot leave the list while we hold c->mu, so its
 	 * references' hold is still there for us to add ours to (full
 	 * barrier). Taken off, it is no one's to unlink (linked is false):
@@ -244,10 +238,8 @@ static struct context *ctx_new(struct context *parent, enum ctx_kind kind, const
 	c->cparent = parent->kind == CTX_CANCEL ? parent : parent->cparent;
 	c->has_deadline = parent->has_deadline;
 	c->deadline = parent->deadline;
-	if (kind == CTX_CANCEL) {
-		c->done = chan_make(0, 0);
-		c->done->ctxdone = true;	/* before anyone else has it */
-	}
+	if (kind == CTX_CANCEL)
+		c->done = ctxdone_make();
 	return c;
 }
 

@@ -5,8 +5,8 @@
  * it finished, rather than returning early (the classic broken CAS-only
  * Once does that).
  */
-#include "kernel/atomic.h"
-#include "sched/sync.h"
+#include "lib/sync.h"
+#include "lib/runtime.h"
 
 void once_do(struct once *o, void (*fn)(void *), void *arg)
 {

@@ -42,8 +42,8 @@
  * chan_close or chan_free of a done channel (Go's is receive-only: the
  * context closes it and frees it with itself).
  */
-#ifndef GMK_SCHED_CONTEXT_H
-#define GMK_SCHED_CONTEXT_H
+#ifndef GMK_LIB_CONTEXT_H
+#define GMK_LIB_CONTEXT_H
 
 #include <stdbool.h>
 #include <stdint.h>
