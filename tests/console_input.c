@@ -63,26 +63,38 @@ static void reader(void *p)
 
 /* The test G parks on a channel too: nothing runs while the byte is on
  * its way, and every M halts; checkdead must not call it a deadlock (Go
- * counts netpoll waiters the same way). */
+ * counts netpoll waiters the same way). The bytes can come before every
+ * M has halted (the host ran the vCPU late, and the UART's interrupt was
+ * pending as it came back: pc, loaded, 1 boot): that round shows nothing
+ * of checkdead, and another is asked for, up to IDLE_ROUNDS. */
+#define IDLE_ROUNDS 4
+
 TEST_INPUT(console_read_parked_g_wakes_on_serial_input_and_is_no_deadlock)
 {
 	static struct reader_arg a;
 	uint64_t idle0 = __atomic_load_n(&checkdead_netpoll_waits, __ATOMIC_RELAXED);
-	memset(&a, 0, sizeof a);
-	a.done = chan_make(0, 0);
-	a.want = 3;
-	ASSERT(console_rx_irq_enabled);
-	go(reader, &a);
-	wait_for_reader();
-	ASSERT_EQ(netpoll_waiters(), 1);
-	printf("# send: abc\n");
-	chan_recv(a.done, NULL);
-	ASSERT_EQ(a.r, 3);
-	ASSERT(memcmp(a.buf, "abc", 3) == 0);
-	EXPECT_EQ(netpoll_waiters(), 0);
+	int round = 0;
+	while (round < IDLE_ROUNDS &&
+	       __atomic_load_n(&checkdead_netpoll_waits, __ATOMIC_RELAXED) == idle0) {
+		round++;
+		memset(&a, 0, sizeof a);
+		a.done = chan_make(0, 0);
+		a.want = 3;
+		ASSERT(console_rx_irq_enabled);
+		go(reader, &a);
+		wait_for_reader();
+		ASSERT_EQ(netpoll_waiters(), 1);
+		printf("# send: abc\n");
+		chan_recv(a.done, NULL);
+		ASSERT_EQ(a.r, 3);
+		ASSERT(memcmp(a.buf, "abc", 3) == 0);
+		EXPECT_EQ(netpoll_waiters(), 0);
+		chan_free(a.done);
+	}
+	printf("# every M idle with only the device to wait for: seen in round %d of %d\n",
+	       round, IDLE_ROUNDS);
 	/* the case did happen: every M idle, only the device to wait for */
 	EXPECT_GT(__atomic_load_n(&checkdead_netpoll_waits, __ATOMIC_RELAXED), idle0);
-	chan_free(a.done);
 }
 
 /* ---- latency with every P busy ---- */

@@ -297,6 +297,9 @@ static bool unseen_try(bool pick)
  * last (unseen_order[UNSEEN_QUEUED + 1]). */
 static void unseen_run(bool pick)
 {
+	/* The holder spins until the tick marks its slice used up: the
+	 * tick's signal must reach a spinning core. */
+	test_needs_async_preempt();
 	int n0 = gomaxprocs(1);
 	uint64_t old = sched_set_slice(UNSEEN_SLICE_NS);
 	spin_init(&unseen_lock, "unseen");
